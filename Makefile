@@ -1,0 +1,177 @@
+# codectl-emu — build, test, benchmark and install. GNU make.
+#
+#   make            libemu, codectl tools, tests and benchmarks into build/
+#   make check      every test, then again under ASan+UBSan, then the fuzz smoke run
+#   make demo       build, then run the shipped demo
+#   make bench      run the benchmarks
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# SAN=asan builds into build/asan with AddressSanitizer and UBSan.
+
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC := gcc
+CLANG := clang
+B := build
+
+ifeq ($(SAN),asan)
+O := $(B)/asan
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+O := $(B)
+SANFLAGS :=
+endif
+
+WARN := -Wall -Wextra -Werror
+CFLAGS := -std=gnu11 $(WARN) -O2 -g $(SANFLAGS)
+CPPFLAGS := -D_GNU_SOURCE -Iinclude -Iemu
+LDFLAGS := $(SANFLAGS)
+
+# Debian 12 packages the build and the tests need.
+DEB_PKGS := gcc libc6-dev make pkg-config binutils clang libclang-rt-14-dev \
+	libseccomp-dev libunwind-dev libelf-dev libdw-dev libcriterion-dev binutils-dev \
+	libjansson-dev
+DEPS_STAMP := $(B)/.deps-ok
+
+EMU_SRC := $(wildcard emu/*.c)
+EMU_OBJ := $(EMU_SRC:%.c=$(O)/obj/%.o)
+LIBEMU := $(O)/libemu.a
+
+TESTLIB_SRC := $(wildcard tests/lib/*.c)
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
+UNIT_BIN := $(O)/tests/unit-tests
+
+# The libsframe differential test: C files compiled here with -Wa,--gsframe.
+DIFF_SRC := $(wildcard tests/diff/src/*.c)
+DIFF_NAMES := $(notdir $(DIFF_SRC:.c=))
+DIFF_VARIANTS := O0-fp O0-nofp O2-fp O2-nofp
+DIFF_OBJS := $(foreach n,$(DIFF_NAMES),$(foreach v,$(DIFF_VARIANTS),$(B)/diff-objs/$(n)-$(v)))
+DIFF_BIN := $(O)/tests/libsframe-diff
+
+# Live-stack unwinder tests, compiled with .sframe at -O0 and -O2.
+LIVE_SRC := $(wildcard tests/unwind/*.c)
+LIVE_BINS := $(O)/tests/unwind-live-O0 $(O)/tests/unwind-live-O2
+
+FUZZ_NAMES := fuzz_sframe fuzz_codectl
+FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
+FUZZ_SECONDS ?= 25
+
+BENCH_BINS := $(O)/bench/unwind
+
+VECTORS := $(wildcard tests/vectors/v*/*-O*-*[a-z0-9])
+
+UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
+UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
+
+.PHONY: all deps check test test-unit test-diff test-live fuzz fuzz-smoke bench demo \
+	install clean
+.DELETE_ON_ERROR:
+
+all: $(DEPS_STAMP) $(LIBEMU) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+
+# Install what is missing when root; otherwise name it and stop.
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
+		|| echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing: $$missing"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing \
+			|| { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; } \
+			|| exit 1; \
+		else \
+			echo "missing Debian packages (run as root, or: apt-get install -y $$missing):" \
+				$$missing >&2; exit 1; \
+		fi; \
+	fi
+	@mkdir -p $(@D) && touch $@
+
+$(O)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBEMU): $(EMU_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"'
+$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(LIBEMU)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
+
+$(B)/diff-objs/%: | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	n=$*; src=tests/diff/src/$${n%-O*}.c; v=$${n##*-O}; opt=-O$${v%%-*}; \
+	case $$v in *nofp) fp=-fomit-frame-pointer;; *) fp=-fno-omit-frame-pointer;; esac; \
+	$(CC) $$opt $$fp -Wa,--gsframe -o $@ $$src
+$(DIFF_OBJS): $(DIFF_SRC)
+
+$(O)/obj/tests/diff/libsframe_diff.o: CPPFLAGS += -DDIFF_OBJ_DIR='"$(abspath $(B)/diff-objs)"'
+$(DIFF_BIN): $(O)/obj/tests/diff/libsframe_diff.o $(TESTLIB_OBJ) $(LIBEMU)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
+
+$(O)/tests/unwind-live-%: $(LIVE_SRC) $(TESTLIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/lib $(UNWIND_CFLAGS) -std=gnu11 $(WARN) -g -$* $(SANFLAGS) \
+		-Wa,--gsframe $^ -o $@ -lcriterion $(UNWIND_LIBS)
+
+$(O)/bench/%: bench/%.c $(TESTLIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -Wa,--gsframe $^ -o $@ -lsframe -lelf -lm
+
+test: all
+	$(UNIT_BIN)
+	$(DIFF_BIN)
+	for t in $(LIVE_BINS); do $$t || exit 1; done
+
+check: $(DEPS_STAMP)
+	$(MAKE) test
+	$(MAKE) SAN=asan test
+	$(MAKE) fuzz-smoke
+
+# libFuzzer targets (clang), seeded with the shipped vectors' sections.
+$(B)/fuzz/%: tests/fuzz/%.c $(EMU_SRC) $(TESTLIB_SRC) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CLANG) $(CPPFLAGS) -Itests/lib -std=gnu11 $(WARN) -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		$< $(EMU_SRC) $(TESTLIB_SRC) -o $@
+
+$(B)/fuzz/seeds/.done: $(VECTORS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	for f in $(VECTORS); do \
+		objcopy -O binary --only-section=.sframe $$f \
+			$(@D)/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; done
+	touch $@
+
+fuzz: $(FUZZ_BINS)
+
+fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
+	for f in $(FUZZ_NAMES); do \
+		mkdir -p $(B)/fuzz/corpus-$$f && \
+		$(B)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(B)/fuzz/crash-$$f- \
+			$(B)/fuzz/corpus-$$f $(B)/fuzz/seeds 2>&1 | tail -n 12 || exit 1; \
+	done
+
+bench: $(BENCH_BINS)
+	$(O)/bench/unwind
+
+demo: all
+	$(O)/bench/unwind --quick
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/lib
+	install -m 644 include/codectl.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/linux/codectl.h $(DESTDIR)$(PREFIX)/include/linux/
+	install -m 644 $(LIBEMU) $(DESTDIR)$(PREFIX)/lib/
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the unwinder needs to know of an architecture: registers and defaults. */
+#ifndef EMU_ARCH_H
+#define EMU_ARCH_H
+
+#include <stdint.h>
+
+enum emu_arch {
+	EMU_ARCH_X86_64 = 0,
+	EMU_ARCH_AARCH64 = 1,
+};
+
+/**
+ * struct emu_arch_info - per-architecture constants
+ * @sframe_abi: the SFrame header's ABI/arch byte for this architecture
+ * @sp_reg, @fp_reg, @ra_reg: DWARF register numbers of SP, FP and the return
+ *	address (x86_64: the RA column 16; AArch64: LR, x30)
+ * @nregs: DWARF register numbers below this are valid in FLEX rules
+ * @ra_cfa_off: where the RA is saved when the data says nothing, relative to
+ *	the CFA in bytes (x86_64: -8); 0 = it stays in @ra_reg (AArch64)
+ */
+struct emu_arch_info {
+	const char *name;
+	uint8_t sframe_abi;
+	uint8_t sp_reg;
+	uint8_t fp_reg;
+	uint8_t ra_reg;
+	uint8_t nregs;
+	int8_t ra_cfa_off;
+};
+
+/* Registers the unwinder can hold; DWARF numbers index emu_regs::gpr. */
+#define EMU_MAX_REGS 32
+
+/** emu_arch_get() - constants of @arch; NULL for an unknown value. */
+const struct emu_arch_info *emu_arch_get(enum emu_arch arch);
+
+#endif /* EMU_ARCH_H */

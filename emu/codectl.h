@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One codectl(2) call, as the emulated kernel handles it: read the caller's
+ * struct with copy_struct_from_user() rules, validate every field against
+ * the ABI's error table, and apply it to the caller's registry.
+ */
+#ifndef EMU_CODECTL_H
+#define EMU_CODECTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/codectl.h>
+
+#include "accessor.h"
+#include "arch.h"
+#include "mappings.h"
+#include "registry.h"
+#include "rules.h"
+#include "sframe.h"
+
+/* Largest SFrame section copied at registration, in bytes (configurable). */
+#define EMU_DEFAULT_MAX_SFRAME_SIZE (64u << 20)
+
+/**
+ * struct emu_policy - how the emulated kernel behaves
+ * @arch: the caller's architecture (SFrame ABI/arch byte, registers)
+ * @profile: EMU_PROFILE_DEFAULT or EMU_PROFILE_STRICT (kernel patches' rules)
+ * @max_sframe_size: cap on a section's size, bytes; larger ones get ENOMEM
+ */
+struct emu_policy {
+	enum emu_arch arch;
+	enum emu_profile profile;
+	size_t max_sframe_size;
+};
+
+/** emu_policy_default() - x86_64, default profile, 64 MiB sections. */
+struct emu_policy emu_policy_default(void);
+
+/**
+ * struct emu_space - the calling process as the emulated kernel sees it
+ * @registry: its address space's registrations (modified by calls)
+ * @mem: reads its memory
+ * @maps: its mappings, current as of the call
+ */
+struct emu_space {
+	struct emu_registry *registry;
+	const struct emu_accessor *mem;
+	const struct emu_mappings *maps;
+};
+
+/** struct emu_call - the system call's four arguments as the caller passed them */
+struct emu_call {
+	unsigned int option;
+	uint64_t info;
+	uint64_t info_size;
+	unsigned int flags;
+};
+
+/**
+ * struct emu_call_result - what a call did, for the log and the trace line
+ * @verdict: rule and reason when refused; kernel-patch warnings in any case
+ * @have_args: @args holds the caller's struct (read successfully)
+ * @args: the struct read (the member of the call's option)
+ * @sframe_version, @sframe_fdes: of the section registered, when there is one
+ * @reg: on a successful registration, the new entry (owned by the registry)
+ * @removed: CODE_UNREGISTER: registrations removed
+ */
+struct emu_call_result {
+	struct emu_verdict verdict;
+	bool have_args;
+	union {
+		struct code_elf_info elf;
+		struct code_sframe_info sframe;
+		struct code_jit_info jit;
+	} args;
+	uint8_t sframe_version;
+	uint32_t sframe_fdes;
+	const struct emu_registration *reg;
+	int removed;
+};
+
+/**
+ * emu_codectl() - handle one codectl(2) call
+ * @res: filled in every case
+ *
+ * Checks, in this order: flags, option, info_size (page cap, VER0 floor),
+ * the struct copy, field rules, mappings, overlap and limit, then the tracee
+ * strings and the SFrame section or JIT table header.
+ * Return: 0, or the negative errno to answer with (EINVAL, E2BIG, EFAULT,
+ * ENAMETOOLONG, EEXIST, ENOENT, ENOSPC, ENOMEM); @res->verdict says why.
+ */
+int emu_codectl(const struct emu_policy *p, const struct emu_space *sp,
+		const struct emu_call *c, struct emu_call_result *res);
+
+/**
+ * emu_register_exec_sframe() - register an SFrame section at execve
+ * @info: text and sframe ranges taken from PT_GNU_SFRAME and a PF_X segment
+ *
+ * What binfmt_elf does in the kernel patches: the unwind aspect only, with
+ * every check of CODE_REGISTER_SFRAME; the origin is EMU_ORIGIN_EXEC.
+ * Return: as emu_codectl().
+ */
+int emu_register_exec_sframe(const struct emu_policy *p, const struct emu_space *sp,
+			     const struct code_sframe_info *info, struct emu_call_result *res);
+
+#endif /* EMU_CODECTL_H */

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registration steps: mapping checks, identity strings, the SFrame section
+ * copy, and CODE_REGISTER_ELF's two aspects (codectl-abi.md, "Options").
+ */
+#include <stdlib.h>
+
+#include "codectl_internal.h"
+#include "copy_struct.h"
+
+int emu_check_mappings(const struct emu_policy *p, const struct emu_space *sp,
+		       uint64_t text_start, uint64_t text_end, uint64_t sframe_start,
+		       uint64_t sframe_end, struct emu_verdict *v)
+{
+	if (!emu_mappings_covers(sp->maps, text_start, text_end, EMU_PROT_EXEC))
+		return emu_reject(v, EMU_R_TEXT_NOT_EXEC,
+				  "text 0x%llx..0x%llx not wholly in executable mappings",
+				  (unsigned long long)text_start, (unsigned long long)text_end);
+	if (!sframe_start)
+		return 0;
+	if (sframe_start == sframe_end)
+		return emu_reject(v, EMU_R_SF_SHORT, "empty sframe range at 0x%llx",
+				  (unsigned long long)sframe_start);
+	if (!emu_mappings_covers(sp->maps, sframe_start, sframe_end, EMU_PROT_READ))
+		return emu_reject(v, EMU_R_SFRAME_NOT_READABLE,
+				  "sframe 0x%llx..0x%llx not wholly in readable mappings",
+				  (unsigned long long)sframe_start, (unsigned long long)sframe_end);
+	if (!emu_mappings_within_one(sp->maps, text_start, text_end, EMU_PROT_EXEC))
+		v->kernel_refusals |= EMU_KR_TEXT_VMAS;
+	if (!emu_mappings_within_one(sp->maps, sframe_start, sframe_end, EMU_PROT_READ))
+		v->kernel_refusals |= EMU_KR_SFRAME_VMAS;
+	return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
+}
+
+struct emu_registration *emu_registration_new(unsigned int option, unsigned int origin,
+					      uint64_t start, uint64_t end)
+{
+	struct emu_registration *reg = calloc(1, sizeof(*reg));
+
+	if (!reg)
+		return NULL;
+	reg->option = option;
+	reg->origin = origin;
+	reg->text_start = start;
+	reg->text_end = end;
+	return reg;
+}
+
+int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
+		      struct emu_registration *reg, uint64_t sframe_start, uint64_t sframe_end,
+		      struct emu_call_result *res)
+{
+	struct emu_sframe_params params = {
+		.sframe_addr = sframe_start, .text_start = reg->text_start,
+		.text_end = reg->text_end, .arch = p->arch, .profile = p->profile, .maps = sp->maps,
+	};
+	uint64_t len = sframe_end - sframe_start;
+	uint8_t *buf;
+	int err;
+
+	if (len > p->max_sframe_size)
+		return emu_reject(&res->verdict, EMU_R_SFRAME_TOO_BIG,
+				  "sframe section of %llu bytes above the %zu-byte limit",
+				  (unsigned long long)len, p->max_sframe_size);
+	buf = malloc(len);
+	if (!buf)
+		return emu_reject(&res->verdict, EMU_R_NOMEM, "out of memory");
+	if (emu_read(sp->mem, sframe_start, buf, len)) {
+		free(buf);
+		return emu_reject(&res->verdict, EMU_R_SFRAME_FAULT,
+				  "sframe 0x%llx..0x%llx unreadable", (unsigned long long)sframe_start,
+				  (unsigned long long)sframe_end);
+	}
+	err = emu_sframe_load(buf, len, &params, &reg->sframe, &res->verdict);
+	if (err)
+		return err;
+	reg->aspects |= EMU_ASPECT_UNWIND;
+	reg->unwind_kind = EMU_UNWIND_SFRAME;
+	reg->sframe_start = sframe_start;
+	reg->sframe_end = sframe_end;
+	res->sframe_version = emu_sframe_header(reg->sframe)->version;
+	res->sframe_fdes = emu_sframe_header(reg->sframe)->num_fdes;
+	return 0;
+}
+
+int emu_finish_register(const struct emu_space *sp, struct emu_registration *reg, int err,
+			struct emu_call_result *res)
+{
+	if (!err)
+		err = emu_registry_insert(sp->registry, reg, &res->verdict);
+	if (err) {
+		emu_registration_free(reg);
+		return err;
+	}
+	res->reg = reg;
+	return 0;
+}
+
+static int read_path(const struct emu_space *sp, uint64_t addr, const char *what, char **out,
+		     struct emu_verdict *v)
+{
+	int err;
+
+	if (!addr)
+		return 0;
+	err = emu_strndup_user(sp->mem, addr, EMU_PATH_MAX, out);
+	if (err == -EFAULT)
+		return emu_reject(v, EMU_R_PATH_FAULT, "%s 0x%llx unreadable", what,
+				  (unsigned long long)addr);
+	if (err == -ENAMETOOLONG)
+		return emu_reject(v, EMU_R_PATH_TOO_LONG, "%s 0x%llx: no NUL within %d bytes", what,
+				  (unsigned long long)addr, EMU_PATH_MAX);
+	if (err)
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	return 0;
+}
+
+static int read_identity(const struct emu_space *sp, const struct code_elf_info *info,
+			 struct emu_identity *id, struct emu_verdict *v)
+{
+	int err;
+
+	id->elf_start = info->elf_start;
+	id->elf_end = info->elf_end;
+	id->debug_link_crc = info->debug_link_crc;
+	id->build_id_len = info->build_id_len;
+	err = read_path(sp, info->pathname, "pathname", &id->pathname, v);
+	if (!err && info->build_id_len &&
+	    emu_read(sp->mem, info->build_id, id->build_id, info->build_id_len))
+		err = emu_reject(v, EMU_R_BUILD_ID_FAULT, "build id 0x%llx..+%u unreadable",
+				 (unsigned long long)info->build_id, info->build_id_len);
+	if (!err)
+		err = read_path(sp, info->debug_link_pathname, "debug link", &id->debug_link, v);
+	return err;
+}
+
+int emu_check_ranges(uint64_t text_start, uint64_t text_end, uint64_t sframe_start,
+		     uint64_t sframe_end, struct emu_verdict *v)
+{
+	if (text_start >= text_end)
+		return emu_reject(v, EMU_R_TEXT_RANGE, "text_start 0x%llx not below text_end 0x%llx",
+				  (unsigned long long)text_start, (unsigned long long)text_end);
+	if (sframe_start > sframe_end)
+		return emu_reject(v, EMU_R_SFRAME_RANGE, "sframe_start 0x%llx above sframe_end 0x%llx",
+				  (unsigned long long)sframe_start, (unsigned long long)sframe_end);
+	if (!sframe_start != !sframe_end)
+		return emu_reject(v, EMU_R_SFRAME_RANGE, "only one of sframe_start/sframe_end is 0");
+	return 0;
+}
+
+/* Field rules of struct code_elf_info that need no tracee memory. */
+static int check_elf_fields(const struct code_elf_info *info, struct emu_verdict *v)
+{
+	int err = emu_check_ranges(info->text_start, info->text_end, info->sframe_start,
+				   info->sframe_end, v);
+
+	if (err)
+		return err;
+	if (info->build_id_len > CODE_BUILD_ID_MAX)
+		return emu_reject(v, EMU_R_BUILD_ID_LEN, "build_id_len %u above %d",
+				  info->build_id_len, CODE_BUILD_ID_MAX);
+	if (info->build_id_len && !info->build_id)
+		return emu_reject(v, EMU_R_BUILD_ID_NULL, "build_id_len %u with build_id 0",
+				  info->build_id_len);
+	if (!info->sframe_start && !info->pathname && !info->build_id_len &&
+	    !info->debug_link_pathname)
+		return emu_reject(v, EMU_R_NO_ASPECT,
+				  "neither sframe nor pathname, build id or debug link");
+	return 0;
+}
+
+static unsigned int elf_aspects(const struct code_elf_info *info)
+{
+	unsigned int aspects = info->sframe_start ? EMU_ASPECT_UNWIND : 0;
+
+	if (info->pathname || info->build_id_len || info->debug_link_pathname)
+		aspects |= EMU_ASPECT_IDENTITY;
+	return aspects;
+}
+
+int emu_do_register_elf(const struct emu_policy *p, const struct emu_space *sp,
+			const struct code_elf_info *info, struct emu_call_result *res)
+{
+	struct emu_verdict *v = &res->verdict;
+	unsigned int aspects = elf_aspects(info);
+	struct emu_registration *reg;
+	int err;
+
+	err = check_elf_fields(info, v);
+	if (!err)
+		err = emu_check_mappings(p, sp, info->text_start, info->text_end, info->sframe_start,
+					 info->sframe_end, v);
+	if (!err)
+		err = emu_registry_check_insert(sp->registry, info->text_start, info->text_end,
+						aspects, v);
+	if (err)
+		return err;
+	reg = emu_registration_new(CODE_REGISTER_ELF, EMU_ORIGIN_CALL, info->text_start,
+				   info->text_end);
+	if (!reg)
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	reg->aspects = aspects & EMU_ASPECT_IDENTITY;
+	if (reg->aspects)
+		err = read_identity(sp, info, &reg->ident, v);
+	if (!err && info->sframe_start)
+		err = emu_attach_sframe(p, sp, reg, info->sframe_start, info->sframe_end, res);
+	return emu_finish_register(sp, reg, err, res);
+}

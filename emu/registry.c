@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registry of one address space: one sorted index per aspect (unwind,
+ * identity), each holding non-overlapping half-open text ranges, so lookup by
+ * address is a binary search. A registration carrying both aspects is in both.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+struct reg_index {
+	struct emu_registration **v;
+	size_t n;
+	size_t cap;
+};
+
+struct emu_registry {
+	struct reg_index unwind;
+	struct reg_index ident;
+	size_t count;
+	size_t limit;
+};
+
+/* Number of entries starting below @addr (or at it, with @or_equal). */
+static size_t index_rank(const struct reg_index *x, uint64_t addr, bool or_equal)
+{
+	size_t lo = 0, hi = x->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t s = x->v[mid]->text_start;
+
+		if (s < addr || (or_equal && s == addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The entry overlapping [start, end), or NULL. */
+static const struct emu_registration *index_overlap(const struct reg_index *x, uint64_t start,
+						    uint64_t end)
+{
+	size_t pos = index_rank(x, end, false);
+
+	if (pos && x->v[pos - 1]->text_end > start)
+		return x->v[pos - 1];
+	return NULL;
+}
+
+static const struct emu_registration *index_find(const struct reg_index *x, uint64_t ip)
+{
+	size_t pos = index_rank(x, ip, true);
+
+	if (pos && ip < x->v[pos - 1]->text_end)
+		return x->v[pos - 1];
+	return NULL;
+}
+
+static int index_reserve(struct reg_index *x)
+{
+	struct emu_registration **v;
+	size_t cap;
+
+	if (x->n < x->cap)
+		return 0;
+	cap = x->cap ? x->cap * 2 : 16;
+	v = realloc(x->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	x->v = v;
+	x->cap = cap;
+	return 0;
+}
+
+/* Caller checked overlap and reserved room. */
+static void index_insert(struct reg_index *x, struct emu_registration *reg)
+{
+	size_t pos = index_rank(x, reg->text_start, false);
+
+	memmove(&x->v[pos + 1], &x->v[pos], (x->n - pos) * sizeof(x->v[0]));
+	x->v[pos] = reg;
+	x->n++;
+}
+
+static struct emu_registration *index_take(struct reg_index *x, uint64_t text_start)
+{
+	size_t pos = index_rank(x, text_start, false);
+	struct emu_registration *reg;
+
+	if (pos == x->n || x->v[pos]->text_start != text_start)
+		return NULL;
+	reg = x->v[pos];
+	memmove(&x->v[pos], &x->v[pos + 1], (x->n - pos - 1) * sizeof(x->v[0]));
+	x->n--;
+	return reg;
+}
+
+struct emu_registry *emu_registry_new(size_t limit)
+{
+	struct emu_registry *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->limit = limit;
+	return r;
+}
+
+void emu_registration_free(struct emu_registration *reg)
+{
+	if (!reg)
+		return;
+	emu_sframe_put(reg->sframe);
+	free(reg->ident.pathname);
+	free(reg->ident.debug_link);
+	free(reg);
+}
+
+static const char *aspect_name(unsigned int aspect)
+{
+	return aspect == EMU_ASPECT_UNWIND ? "unwind" : "identity";
+}
+
+int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
+			      uint64_t text_end, unsigned int aspects, struct emu_verdict *v)
+{
+	const struct reg_index *idx[2] = { &r->unwind, &r->ident };
+	const unsigned int bits[2] = { EMU_ASPECT_UNWIND, EMU_ASPECT_IDENTITY };
+	const struct emu_registration *old;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!(aspects & bits[i]))
+			continue;
+		old = index_overlap(idx[i], text_start, text_end);
+		if (old)
+			return emu_reject(v, EMU_R_OVERLAP,
+					  "text 0x%llx..0x%llx overlaps the %s aspect of 0x%llx..0x%llx",
+					  (unsigned long long)text_start, (unsigned long long)text_end,
+					  aspect_name(bits[i]), (unsigned long long)old->text_start,
+					  (unsigned long long)old->text_end);
+	}
+	if (r->count >= r->limit)
+		return emu_reject(v, EMU_R_LIMIT, "limit of %zu registrations reached", r->limit);
+	return 0;
+}
+
+int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
+			struct emu_verdict *v)
+{
+	int err;
+
+	err = emu_registry_check_insert(r, reg->text_start, reg->text_end, reg->aspects, v);
+	if (err)
+		return err;
+	if (((reg->aspects & EMU_ASPECT_UNWIND) && index_reserve(&r->unwind)) ||
+	    ((reg->aspects & EMU_ASPECT_IDENTITY) && index_reserve(&r->ident)))
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	if (reg->aspects & EMU_ASPECT_UNWIND)
+		index_insert(&r->unwind, reg);
+	if (reg->aspects & EMU_ASPECT_IDENTITY)
+		index_insert(&r->ident, reg);
+	r->count++;
+	return 0;
+}
+
+/* Take @aspect away from the registration at @text_start; free it when bare. */
+static int remove_aspect(struct emu_registry *r, struct reg_index *x, uint64_t text_start,
+			 unsigned int aspect)
+{
+	struct emu_registration *reg = index_take(x, text_start);
+
+	if (!reg)
+		return 0;
+	reg->aspects &= ~aspect;
+	if (aspect == EMU_ASPECT_UNWIND) {
+		emu_sframe_put(reg->sframe);
+		reg->sframe = NULL;
+		reg->unwind_kind = EMU_UNWIND_NONE;
+	}
+	if (!reg->aspects) {
+		emu_registration_free(reg);
+		r->count--;
+	}
+	return 1;
+}
+
+int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned int aspects)
+{
+	int n = 0;
+
+	if (aspects & EMU_ASPECT_UNWIND)
+		n += remove_aspect(r, &r->unwind, text_start, EMU_ASPECT_UNWIND);
+	if (aspects & EMU_ASPECT_IDENTITY)
+		n += remove_aspect(r, &r->ident, text_start, EMU_ASPECT_IDENTITY);
+	return n ? n : -ENOENT;
+}
+
+const struct emu_registration *emu_registry_find_unwind(const struct emu_registry *r,
+							uint64_t ip)
+{
+	return index_find(&r->unwind, ip);
+}
+
+const struct emu_registration *emu_registry_find_identity(const struct emu_registry *r,
+							  uint64_t ip)
+{
+	return index_find(&r->ident, ip);
+}
+
+size_t emu_registry_count(const struct emu_registry *r)
+{
+	return r->count;
+}
+
+size_t emu_registry_limit(const struct emu_registry *r)
+{
+	return r->limit;
+}
+
+/* Visit each registration once, by text_start (ties: the unwind index first). */
+void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn fn, void *ctx)
+{
+	size_t i = 0, j = 0;
+
+	while (i < r->unwind.n || j < r->ident.n) {
+		const struct emu_registration *u = i < r->unwind.n ? r->unwind.v[i] : NULL;
+		const struct emu_registration *d = j < r->ident.n ? r->ident.v[j] : NULL;
+
+		if (d && (d->aspects & EMU_ASPECT_UNWIND)) {
+			j++;		/* visited through the unwind index */
+			continue;
+		}
+		if (u && (!d || u->text_start <= d->text_start)) {
+			fn(u, ctx);
+			i++;
+		} else {
+			fn(d, ctx);
+			j++;
+		}
+	}
+}
+
+void emu_registry_clear(struct emu_registry *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->unwind.n; i++)
+		if (!(r->unwind.v[i]->aspects & EMU_ASPECT_IDENTITY))
+			emu_registration_free(r->unwind.v[i]);
+	for (i = 0; i < r->ident.n; i++)
+		emu_registration_free(r->ident.v[i]);
+	r->unwind.n = 0;
+	r->ident.n = 0;
+	r->count = 0;
+}
+
+void emu_registry_free(struct emu_registry *r)
+{
+	if (!r)
+		return;
+	emu_registry_clear(r);
+	free(r->unwind.v);
+	free(r->ident.v);
+	free(r);
+}

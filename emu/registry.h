@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The registrations of one address space (thread group): what the kernel keeps
+ * per mm. Text ranges are half-open; two registrations carrying the same aspect
+ * must not overlap (codectl-abi.md, "Options" and "Lifecycle"). Not thread-safe:
+ * the caller serializes access.
+ */
+#ifndef EMU_REGISTRY_H
+#define EMU_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/codectl.h>
+
+#include "mappings.h"
+#include "rules.h"
+#include "sframe.h"
+
+#define EMU_ASPECT_UNWIND	0x1	/* SFrame section or JIT tables */
+#define EMU_ASPECT_IDENTITY	0x2	/* ELF range, pathname, build id, debug link */
+
+enum emu_unwind_kind {
+	EMU_UNWIND_NONE = 0,
+	EMU_UNWIND_SFRAME,
+	EMU_UNWIND_JIT,
+};
+
+enum emu_origin {
+	EMU_ORIGIN_CALL = 0,	/* a codectl(2) call */
+	EMU_ORIGIN_EXEC,	/* registered at execve, as binfmt_elf does */
+};
+
+/**
+ * struct emu_identity - the identity aspect (CODE_REGISTER_ELF)
+ * @elf_start, @elf_end: the object's PT_LOAD span, as the caller gave it
+ * @pathname, @debug_link: NUL-terminated malloc'd copies, or NULL; owned
+ * @build_id: @build_id_len bytes (<= CODE_BUILD_ID_MAX)
+ */
+struct emu_identity {
+	uint64_t elf_start;
+	uint64_t elf_end;
+	char *pathname;
+	char *debug_link;
+	uint32_t debug_link_crc;
+	uint32_t build_id_len;
+	uint8_t build_id[CODE_BUILD_ID_MAX];
+};
+
+/**
+ * struct emu_registration - one successful registration call
+ * @text_start, @text_end: the code covered, [start, end) addresses
+ * @aspects: EMU_ASPECT_* bits it carries
+ * @option: the CODE_REGISTER_* option that created it
+ * @sframe: the validated section copy (a reference) for EMU_UNWIND_SFRAME
+ * @sframe_start, @sframe_end: where the section was in the tracee
+ * @jit_head: tracee address of the first JIT table for EMU_UNWIND_JIT
+ * @ident: valid when @aspects has EMU_ASPECT_IDENTITY
+ */
+struct emu_registration {
+	uint64_t text_start;
+	uint64_t text_end;
+	unsigned int aspects;
+	unsigned int option;
+	unsigned int origin;
+	unsigned int unwind_kind;
+	uint64_t sframe_start;
+	uint64_t sframe_end;
+	struct emu_sframe_section *sframe;
+	uint64_t jit_head;
+	struct emu_identity ident;
+};
+
+struct emu_registry;
+
+/* Default per-process limit of registrations (--max-registrations). */
+#define EMU_REGISTRY_DEFAULT_LIMIT 65536
+
+/** emu_registry_new() - an empty registry admitting @limit registrations; NULL on ENOMEM. */
+struct emu_registry *emu_registry_new(size_t limit);
+
+/** emu_registry_free() - free @r and every registration in it (NULL is fine). */
+void emu_registry_free(struct emu_registry *r);
+
+/**
+ * emu_registry_insert() - add a registration
+ * @reg: malloc'd; owned by the registry on success, untouched on failure
+ * Return: 0, -EEXIST (overlaps a registration with a common aspect),
+ * -ENOSPC (limit reached), -ENOMEM; @v says which and why.
+ */
+int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
+			struct emu_verdict *v);
+
+/**
+ * emu_registry_check_insert() - would emu_registry_insert() accept this range?
+ * Return: 0, -EEXIST, -ENOSPC (as emu_registry_insert(), nothing changes).
+ */
+int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
+			      uint64_t text_end, unsigned int aspects, struct emu_verdict *v);
+
+/**
+ * emu_registry_remove() - remove @aspects of the registrations at @text_start
+ * Return: the number of registrations changed (>= 1), or -ENOENT.
+ */
+int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned int aspects);
+
+/** emu_registry_find_unwind() - the registration whose unwind aspect covers @ip, or NULL. */
+const struct emu_registration *emu_registry_find_unwind(const struct emu_registry *r,
+							uint64_t ip);
+
+/** emu_registry_find_identity() - the registration whose identity covers @ip, or NULL. */
+const struct emu_registration *emu_registry_find_identity(const struct emu_registry *r,
+							  uint64_t ip);
+
+/**
+ * emu_registry_dup() - copy for a forked child (SFrame copies are shared)
+ * Return: the copy, or NULL on ENOMEM.
+ */
+struct emu_registry *emu_registry_dup(const struct emu_registry *r);
+
+/** emu_registry_clear() - drop every registration (execve). */
+void emu_registry_clear(struct emu_registry *r);
+
+/** emu_registry_count() - number of registrations. */
+size_t emu_registry_count(const struct emu_registry *r);
+
+/** emu_registry_limit() - the limit given to emu_registry_new(). */
+size_t emu_registry_limit(const struct emu_registry *r);
+
+typedef void (*emu_registry_visit_fn)(const struct emu_registration *reg, void *ctx);
+
+/** emu_registry_for_each() - call @fn on each registration, by text_start. */
+void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn fn, void *ctx);
+
+/**
+ * emu_registry_prune_unmapped() - drop registrations whose text is gone
+ * @on_drop: called for each (before it is freed); may be NULL
+ *
+ * A registration is stale when its text is no longer wholly inside executable
+ * mappings of @maps (dlclose without CODE_UNREGISTER).
+ * Return: the number dropped.
+ */
+size_t emu_registry_prune_unmapped(struct emu_registry *r, const struct emu_mappings *maps,
+				   emu_registry_visit_fn on_drop, void *ctx);
+
+/** emu_registration_free() - free a registration not (or no longer) in a registry. */
+void emu_registration_free(struct emu_registration *reg);
+
+#endif /* EMU_REGISTRY_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the SFrame validator and lookup: the section and its decoders. */
+#ifndef EMU_SFRAME_INTERNAL_H
+#define EMU_SFRAME_INTERNAL_H
+
+#include <string.h>
+
+#include "sframe.h"
+#include "sframe_format.h"
+
+/**
+ * struct emu_sframe_section - a registered section, read-only once loaded
+ * @data, @len: the private copy of the section (owned)
+ * @addr: tracee address of @data[0]
+ * @fdes_pos, @fres_pos, @fres_end: byte offsets in @data of the FDE
+ *	sub-section, the FRE sub-section and its end
+ * @fde_size: bytes per FDE (v1 17, v2 20, v3 16)
+ */
+struct emu_sframe_section {
+	unsigned int refs;
+	uint8_t *data;
+	size_t len;
+	uint64_t addr;
+	struct emu_sframe_hdr hdr;
+	size_t fdes_pos;
+	size_t fres_pos;
+	size_t fres_end;
+	size_t fde_size;
+	const struct emu_arch_info *arch;
+};
+
+static inline uint16_t sf_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t sf_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t sf_u64(const uint8_t *p)
+{
+	return (uint64_t)sf_u32(p) | (uint64_t)sf_u32(p + 4) << 32;
+}
+
+/*
+ * Decoders over a section view; they never read outside [data, data + len)
+ * and return EMU_R_OK or the rule the bytes break (the caller words it).
+ */
+enum emu_rule emu_sf_parse_header(struct emu_sframe_section *s, const struct emu_arch_info *arch,
+				  struct emu_verdict *v);
+uint64_t emu_sf_fde_func_start(const struct emu_sframe_section *s, uint32_t idx);
+enum emu_rule emu_sf_decode_fde(const struct emu_sframe_section *s, uint32_t idx,
+				struct emu_sframe_fde *fde);
+enum emu_rule emu_sf_decode_fre(const struct emu_sframe_section *s,
+				const struct emu_sframe_fde *fde, size_t *pos,
+				struct emu_sframe_fre *fre);
+enum emu_rule emu_sf_fre_rule(const struct emu_sframe_section *s,
+			      const struct emu_sframe_fde *fde, const struct emu_sframe_fre *fre,
+			      struct emu_unwind_rule *rule);
+
+#endif /* EMU_SFRAME_INTERNAL_H */

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame lookup by address (spec "SFrame lookup"): binary search over the
+ * sorted FDEs, then a linear scan of the function's FREs. Sections were
+ * validated when loaded; the checks kept here turn corruption into -EFAULT.
+ */
+#include <errno.h>
+
+#include "sframe_internal.h"
+
+/* Index of the last FDE starting at or below @ip; -ENOENT if none. */
+static int find_fde_index(const struct emu_sframe_section *s, uint64_t ip, uint32_t *idx)
+{
+	uint32_t lo = 0, hi = s->hdr.num_fdes;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (emu_sf_fde_func_start(s, mid) <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -ENOENT;
+	*idx = lo - 1;
+	return 0;
+}
+
+int emu_sframe_fde_at(const struct emu_sframe_section *s, uint32_t idx,
+		      struct emu_sframe_fde *fde)
+{
+	if (idx >= s->hdr.num_fdes)
+		return -ENOENT;
+	return emu_sf_decode_fde(s, idx, fde) ? -EFAULT : 0;
+}
+
+/* The last FRE of @fde whose start is <= @ip_off; -ENOENT if none. */
+static int find_fre(const struct emu_sframe_section *s, const struct emu_sframe_fde *fde,
+		    uint32_t ip_off, struct emu_sframe_fre *out)
+{
+	struct emu_sframe_fre fre;
+	size_t pos = fde->fres_pos;
+	uint32_t j;
+	bool found = false;
+
+	for (j = 0; j < fde->num_fres; j++) {
+		if (emu_sf_decode_fre(s, fde, &pos, &fre))
+			return -EFAULT;
+		if (fre.start > ip_off)
+			break;
+		if (found && fre.start <= out->start)
+			return -EFAULT;
+		*out = fre;
+		found = true;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+int emu_sframe_find(const struct emu_sframe_section *s, uint64_t ip, uint32_t *fde_idx,
+		    struct emu_sframe_fde *fde, struct emu_sframe_fre *fre)
+{
+	uint64_t ip_off;
+	uint32_t idx;
+	int err;
+
+	err = find_fde_index(s, ip, &idx);
+	if (err)
+		return err;
+	err = emu_sframe_fde_at(s, idx, fde);
+	if (err)
+		return err;
+	ip_off = ip - fde->func_start;
+	if (ip_off >= fde->func_size)
+		return -ENOENT;
+	if (fde_idx)
+		*fde_idx = idx;
+	if (fde->pcmask)
+		ip_off %= fde->rep_size;
+	return find_fre(s, fde, (uint32_t)ip_off, fre);
+}
+
+int emu_sframe_find_rule(const struct emu_sframe_section *s, uint64_t ip,
+			 struct emu_unwind_rule *rule)
+{
+	struct emu_sframe_fde fde = { 0 };
+	struct emu_sframe_fre fre;
+	int err;
+
+	err = emu_sframe_find(s, ip, NULL, &fde, &fre);
+	if (err == -ENOENT && fde.signal && ip - fde.func_start < fde.func_size) {
+		*rule = (struct emu_unwind_rule){ .signal_frame = true };
+		return 0;
+	}
+	if (err)
+		return err;
+	return emu_sframe_rule(s, &fde, &fre, rule);
+}

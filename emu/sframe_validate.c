@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame validation at registration: every rule of codectl-abi.md's "invalid
+ * SFrame section" list, each refusal worded with the FDE/FRE it concerns.
+ * Work is bounded by the section length: FRE counts are checked against the
+ * header's num_fres, which must fit in fre_len.
+ */
+#include <stdlib.h>
+
+#include "sframe_internal.h"
+
+#define MIN_FRE_BYTES 2		/* 1-byte start + info byte */
+
+static int fde_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i,
+		    const struct emu_sframe_fde *fde)
+{
+	switch (r) {
+	case EMU_R_SF_FDE_FRES:
+		return emu_reject(v, r, "FDE %u: FREs outside the FRE sub-section", i);
+	case EMU_R_SF_FRE_ADDR_SIZE:
+		return emu_reject(v, r, "FDE %u: invalid FRE type %u", i,
+				  EMU_SF_INFO_FRE_TYPE(fde->info));
+	case EMU_R_SF_REP_SIZE:
+		return emu_reject(v, r, "FDE %u: PCMASK with repetition size 0", i);
+	case EMU_R_SF_FDE_TYPE:
+		return emu_reject(v, r, "FDE %u: unknown FDE type %u", i, fde->type);
+	default:
+		return emu_reject(v, r, "FDE %u: invalid", i);
+	}
+}
+
+static int fre_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i, uint32_t j,
+		    const struct emu_sframe_fre *fre)
+{
+	switch (r) {
+	case EMU_R_SF_FDE_FRES:
+		return emu_reject(v, r, "FDE %u: FRE %u beyond the FRE sub-section", i, j);
+	case EMU_R_SF_FRE_OFFSET_SIZE:
+		return emu_reject(v, r, "FDE %u: FRE %u: invalid offset size (info 0x%02x)", i, j,
+				  fre->info);
+	case EMU_R_SF_FRE_OFFSET_COUNT:
+		return emu_reject(v, r, "FDE %u: FRE %u: invalid offset count %u", i, j, fre->count);
+	case EMU_R_SF_FLEX_CONTROL:
+		return emu_reject(v, r, "FDE %u: FRE %u: invalid FLEX control word", i, j);
+	default:
+		return emu_reject(v, r, "FDE %u: FRE %u invalid", i, j);
+	}
+}
+
+/* FRE starts strictly increasing and inside the function (PCMASK: the block). */
+static int check_fre_start(struct emu_verdict *v, uint32_t i, uint32_t j,
+			   const struct emu_sframe_fde *fde, const struct emu_sframe_fre *fre,
+			   uint32_t prev)
+{
+	if (j > 0 && fre->start <= prev)
+		return emu_reject(v, EMU_R_SF_FRE_ORDER, "FDE %u: FRE %u start 0x%x not above FRE %u start 0x%x",
+				  i, j, fre->start, j - 1, prev);
+	if (fde->pcmask && fre->start >= fde->rep_size)
+		return emu_reject(v, EMU_R_SF_FRE_OUTSIDE,
+				  "FDE %u: FRE %u start 0x%x beyond repetition size %u", i, j,
+				  fre->start, fde->rep_size);
+	/* start == size is accepted, as libsframe and the kernel do (PR libsframe/33131). */
+	if (!fde->pcmask && fre->start > fde->func_size)
+		return emu_reject(v, EMU_R_SF_FRE_OUTSIDE,
+				  "FDE %u: FRE %u start 0x%x beyond function size 0x%x", i, j,
+				  fre->start, fde->func_size);
+	return 0;
+}
+
+static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
+			 const struct emu_sframe_fde *fde, struct emu_verdict *v)
+{
+	struct emu_sframe_fre fre;
+	struct emu_unwind_rule rule;
+	size_t pos = fde->fres_pos;
+	uint32_t j, prev = 0;
+	enum emu_rule r;
+	int err;
+
+	for (j = 0; j < fde->num_fres; j++) {
+		r = emu_sf_decode_fre(s, fde, &pos, &fre);
+		if (r)
+			return fre_fail(v, r, i, j, &fre);
+		err = check_fre_start(v, i, j, fde, &fre, prev);
+		if (err)
+			return err;
+		r = emu_sf_fre_rule(s, fde, &fre, &rule);
+		if (r)
+			return fre_fail(v, r, i, j, &fre);
+		prev = fre.start;
+	}
+	return 0;
+}
+
+/* Inside the text, or wholly outside it in another executable mapping. */
+static int check_fde_text(const struct emu_sframe_section *s, const struct emu_sframe_params *p,
+			  uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v)
+{
+	uint64_t start = fde->func_start, end = start + fde->func_size;
+	bool outside;
+
+	(void)s;
+	if (end < start)
+		goto fail;
+	if (start >= p->text_start && end <= p->text_end)
+		return 0;
+	outside = end <= p->text_start || start >= p->text_end;
+	if (outside && p->maps &&
+	    emu_mappings_covers(p->maps, start, end > start ? end : start + 1, EMU_PROT_EXEC))
+		return 0;
+fail:
+	return emu_reject(v, EMU_R_SF_FDE_TEXT,
+			  "FDE %u: function 0x%llx..0x%llx outside text range 0x%llx..0x%llx", i,
+			  (unsigned long long)start, (unsigned long long)end,
+			  (unsigned long long)p->text_start, (unsigned long long)p->text_end);
+}
+
+static int validate_fdes(const struct emu_sframe_section *s, const struct emu_sframe_params *p,
+			 struct emu_verdict *v)
+{
+	struct emu_sframe_fde fde;
+	uint64_t prev = 0, fres = 0;
+	enum emu_rule r;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < s->hdr.num_fdes; i++) {
+		r = emu_sf_decode_fde(s, i, &fde);
+		if (r)
+			return fde_fail(v, r, i, &fde);
+		if (i > 0 && fde.func_start <= prev)
+			return emu_reject(v, EMU_R_SF_FDE_ORDER,
+					  "FDE %u: start 0x%llx not above FDE %u start 0x%llx", i,
+					  (unsigned long long)fde.func_start, i - 1,
+					  (unsigned long long)prev);
+		fres += fde.num_fres;
+		if (fres > s->hdr.num_fres)
+			return emu_reject(v, EMU_R_SF_BOUNDS,
+					  "FDE %u: FRE counts add up beyond the header's %u FREs", i,
+					  s->hdr.num_fres);
+		err = check_fde_text(s, p, i, &fde, v);
+		if (!err)
+			err = validate_fres(s, i, &fde, v);
+		if (err)
+			return err;
+		prev = fde.func_start;
+	}
+	return 0;
+}
+
+/* Header and layout, then every FDE and FRE, then the strict profile's rules. */
+static int validate_section(struct emu_sframe_section *s, const struct emu_sframe_params *p,
+			    struct emu_verdict *v)
+{
+	const struct emu_arch_info *arch = emu_arch_get(p->arch);
+	enum emu_rule r;
+	int err;
+
+	if (!arch)
+		return emu_reject(v, EMU_R_SF_ABI, "unknown architecture %d", p->arch);
+	r = emu_sf_parse_header(s, arch, v);
+	if (r)
+		return -emu_rule_errno(r);
+	if (s->hdr.num_fres > s->hdr.fre_len / MIN_FRE_BYTES)
+		return emu_reject(v, EMU_R_SF_BOUNDS, "%u FREs cannot fit in %u bytes of FRE sub-section",
+				  s->hdr.num_fres, s->hdr.fre_len);
+	err = validate_fdes(s, p, v);
+	if (err)
+		return err;
+	return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
+}
+
+int emu_sframe_validate(const uint8_t *data, size_t len, const struct emu_sframe_params *p,
+			struct emu_verdict *v)
+{
+	struct emu_sframe_section s = {
+		.data = (uint8_t *)data, .len = len, .addr = p->sframe_addr,
+	};
+
+	return validate_section(&s, p, v);
+}
+
+int emu_sframe_load(uint8_t *data, size_t len, const struct emu_sframe_params *p,
+		    struct emu_sframe_section **out, struct emu_verdict *v)
+{
+	struct emu_sframe_section *s;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		free(data);
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	}
+	*s = (struct emu_sframe_section){ .refs = 1, .data = data, .len = len, .addr = p->sframe_addr };
+	err = validate_section(s, p, v);
+	if (err) {
+		emu_sframe_put(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+struct emu_sframe_section *emu_sframe_get(struct emu_sframe_section *s)
+{
+	s->refs++;
+	return s;
+}
+
+void emu_sframe_put(struct emu_sframe_section *s)
+{
+	if (!s || --s->refs)
+		return;
+	free(s->data);
+	free(s);
+}
+
+const struct emu_sframe_hdr *emu_sframe_header(const struct emu_sframe_section *s)
+{
+	return &s->hdr;
+}
+
+size_t emu_sframe_size(const struct emu_sframe_section *s)
+{
+	return s->len;
+}

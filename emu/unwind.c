@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Frame walker (codectl-abi.md, "Unwinding"): per frame, the rule of the
+ * registration covering the IP (callers: RA - 1), else frame-pointer fallback;
+ * then one step checked as the kernel checks it. Knows rules, not formats.
+ */
+#include "jit.h"
+#include "unwind.h"
+
+struct walk {
+	const struct emu_arch_info *arch;
+	const struct emu_accessor *mem;
+	const struct emu_regs *regs0;
+	uint64_t ip, sp, fp;
+	bool topmost;
+};
+
+/* The frame-pointer frame: CFA = FP + 16, RA at CFA - 8, caller FP at CFA - 16. */
+static const struct emu_unwind_rule fp_rule = {
+	.cfa_base = EMU_CFA_FP,
+	.cfa_off = 16,
+	.ra = { .kind = EMU_LOC_CFA_DEREF, .off = -8 },
+	.fp = { .kind = EMU_LOC_CFA_DEREF, .off = -16 },
+};
+
+/* Registers other than SP and FP are known in the first frame only. */
+static int reg_value(const struct walk *w, unsigned int reg, uint64_t *val)
+{
+	if (reg == w->arch->sp_reg) {
+		*val = w->sp;
+		return 0;
+	}
+	if (reg == w->arch->fp_reg) {
+		*val = w->fp;
+		return 0;
+	}
+	if (!w->topmost || reg >= EMU_MAX_REGS || !(w->regs0->gpr_valid & (1u << reg)))
+		return EMU_STOP_REG_UNAVAILABLE;
+	*val = w->regs0->gpr[reg];
+	return 0;
+}
+
+static int read_word(const struct walk *w, uint64_t addr, uint64_t *val)
+{
+	return emu_read_u64(w->mem, addr, val) ? EMU_STOP_READ_FAULT : 0;
+}
+
+static int cfa_value(const struct walk *w, const struct emu_unwind_rule *rule, uint64_t *cfa)
+{
+	uint64_t base;
+	int stop;
+
+	if (rule->cfa_base == EMU_CFA_FP && w->fp < w->sp)
+		return EMU_STOP_FP_BELOW_SP;
+	if (rule->cfa_base == EMU_CFA_SP)
+		base = w->sp;
+	else if (rule->cfa_base == EMU_CFA_FP)
+		base = w->fp;
+	else if ((stop = reg_value(w, rule->cfa_reg, &base)))
+		return stop;
+	*cfa = base + (uint64_t)rule->cfa_off;
+	if (rule->cfa_deref && (stop = read_word(w, *cfa, cfa)))
+		return stop;
+	if (*cfa <= w->sp)
+		return EMU_STOP_CFA_NOT_ABOVE_SP;
+	if (*cfa & 7)
+		return EMU_STOP_CFA_MISALIGNED;
+	return 0;
+}
+
+/* The caller's RA or FP; @same is the value when the rule keeps it in place. */
+static int loc_value(const struct walk *w, const struct emu_loc_rule *loc, uint64_t cfa,
+		     uint64_t same, uint64_t *val)
+{
+	uint64_t base;
+	int stop;
+
+	switch (loc->kind) {
+	case EMU_LOC_CFA_DEREF:
+		return read_word(w, cfa + (uint64_t)loc->off, val);
+	case EMU_LOC_REG:
+	case EMU_LOC_REG_DEREF:
+		stop = reg_value(w, loc->reg, &base);
+		if (stop)
+			return stop;
+		*val = base + (uint64_t)loc->off;
+		return loc->kind == EMU_LOC_REG ? 0 : read_word(w, *val, val);
+	default:
+		*val = same;
+		return 0;
+	}
+}
+
+/* One step: on success the walk is at the caller and *@ra is its IP. */
+static int step(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra)
+{
+	uint64_t cfa, fp, lr = 0;
+	int stop;
+
+	stop = cfa_value(w, rule, &cfa);
+	if (stop)
+		return stop;
+	/* RA left in its register (AArch64 LR) is only known in the first frame. */
+	if (rule->ra.kind == EMU_LOC_SAME && (stop = reg_value(w, rule->ra.reg, &lr)))
+		return stop;
+	stop = loc_value(w, &rule->ra, cfa, lr, ra);
+	if (!stop)
+		stop = loc_value(w, &rule->fp, cfa, w->fp, &fp);
+	if (stop)
+		return stop;
+	w->sp = cfa;
+	w->fp = fp;
+	w->ip = *ra;
+	w->topmost = false;
+	return 0;
+}
+
+int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
+			  const struct emu_accessor *mem, const struct emu_arch_info *arch,
+			  struct emu_unwind_rule *rule)
+{
+	switch (reg->unwind_kind) {
+	case EMU_UNWIND_SFRAME:
+		return emu_sframe_find_rule(reg->sframe, ip, rule);
+	case EMU_UNWIND_JIT:
+		return emu_jit_find_rule(mem, arch, reg->text_start, reg->jit_head, ip, rule);
+	default:
+		return -ENOENT;
+	}
+}
+
+/* The rule for the current frame and its source (FP when no data); or a stop. */
+static int frame_rule(const struct emu_registry *r, const struct walk *w, bool lookup_ra,
+		      struct emu_unwind_rule *rule, uint8_t *src, struct emu_unwind_result *res)
+{
+	uint64_t ip = w->topmost || lookup_ra ? w->ip : w->ip - 1;
+	const struct emu_registration *reg = emu_registry_find_unwind(r, ip);
+	int err;
+
+	if (!reg)
+		goto fallback;
+	err = emu_registration_rule(reg, ip, w->mem, w->arch, rule);
+	*src = reg->unwind_kind == EMU_UNWIND_JIT ? EMU_SRC_JIT : EMU_SRC_SFRAME;
+	if (!err)
+		return 0;
+	if (err == -EINVAL)
+		return EMU_STOP_JIT_INVALID;
+	if (err == -EFAULT && !res->corrupt) {
+		res->corrupt = true;
+		res->corrupt_text_start = reg->text_start;
+	}
+fallback:
+	*rule = fp_rule;
+	*src = EMU_SRC_FP;
+	return 0;
+}
+
+static int rule_stop(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra)
+{
+	int stop;
+
+	if (rule->signal_frame)
+		return EMU_STOP_SIGNAL_FRAME;
+	if (rule->outermost)
+		return EMU_STOP_OUTERMOST;
+	stop = step(w, rule, ra);
+	if (!stop && !*ra)
+		return EMU_STOP_RA_ZERO;
+	return stop;
+}
+
+static void walk(const struct emu_registry *r, struct walk *w, const struct emu_unwind_opts *o,
+		 struct emu_frame *frames, struct emu_unwind_result *res)
+{
+	struct emu_unwind_rule rule;
+	uint64_t ra = 0;
+	uint8_t src = EMU_SRC_REGS;
+	int stop;
+
+	frames[res->nframes++] = (struct emu_frame){ w->ip, EMU_SRC_REGS };
+	for (;;) {
+		if (res->nframes >= o->max_frames) {
+			res->stop = EMU_STOP_MAX_FRAMES;
+			return;
+		}
+		stop = frame_rule(r, w, o->lookup_ra, &rule, &src, res);
+		if (!stop)
+			stop = rule_stop(w, &rule, &ra);
+		if (stop) {
+			res->stop = stop;
+			res->stop_source = src;
+			return;
+		}
+		frames[res->nframes++] = (struct emu_frame){ ra, src };
+	}
+}
+
+int emu_unwind(const struct emu_registry *r, const struct emu_accessor *mem,
+	       const struct emu_regs *regs, const struct emu_unwind_opts *o,
+	       struct emu_frame *frames, struct emu_unwind_result *res)
+{
+	struct walk w = {
+		.arch = emu_arch_get(o->arch), .mem = mem, .regs0 = regs,
+		.ip = regs->ip, .sp = regs->sp, .fp = regs->fp, .topmost = true,
+	};
+
+	*res = (struct emu_unwind_result){ .stop_source = EMU_SRC_REGS };
+	if (!w.arch || !o->max_frames)
+		return -EINVAL;
+	walk(r, &w, o, frames, res);
+	return 0;
+}
+
+static const char *const stop_names[EMU_STOP_COUNT] = {
+	[EMU_STOP_OUTERMOST] = "outermost",
+	[EMU_STOP_RA_ZERO] = "ra-zero",
+	[EMU_STOP_MAX_FRAMES] = "max-frames",
+	[EMU_STOP_CFA_NOT_ABOVE_SP] = "cfa-not-above-sp",
+	[EMU_STOP_CFA_MISALIGNED] = "cfa-misaligned",
+	[EMU_STOP_FP_BELOW_SP] = "fp-below-sp",
+	[EMU_STOP_READ_FAULT] = "read-fault",
+	[EMU_STOP_REG_UNAVAILABLE] = "register-unavailable",
+	[EMU_STOP_SIGNAL_FRAME] = "signal-frame",
+	[EMU_STOP_JIT_INVALID] = "jit-table-invalid",
+};
+
+const char *emu_stop_name(enum emu_stop stop)
+{
+	if ((unsigned int)stop >= EMU_STOP_COUNT || !stop_names[stop])
+		return "unknown";
+	return stop_names[stop];
+}
+
+const char *emu_source_name(enum emu_frame_source src)
+{
+	static const char *const names[] = { "regs", "sframe", "jit", "fp" };
+
+	if ((unsigned int)src >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[src];
+}

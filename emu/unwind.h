@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The frame walker: from a thread's registers, one frame at a time, with the
+ * rules the registrations give (SFrame, JIT) and frame-pointer fallback
+ * (codectl-abi.md, "Unwinding").
+ */
+#ifndef EMU_UNWIND_H
+#define EMU_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "accessor.h"
+#include "arch.h"
+#include "registry.h"
+
+/* How a frame was reached: frame 0 from the registers, the others by a step. */
+enum emu_frame_source {
+	EMU_SRC_REGS = 0,
+	EMU_SRC_SFRAME,
+	EMU_SRC_JIT,
+	EMU_SRC_FP,
+};
+
+/** struct emu_frame - one frame: an IP (frame 0) or return address, and its source */
+struct emu_frame {
+	uint64_t ip;
+	uint8_t source;
+};
+
+/* Why a walk stopped (never 0: internally 0 means "go on"). */
+enum emu_stop {
+	EMU_STOP_OUTERMOST = 1,		/* an outermost FRE: the stack's end */
+	EMU_STOP_RA_ZERO,		/* the return address read is 0 */
+	EMU_STOP_MAX_FRAMES,		/* the frame limit */
+	EMU_STOP_CFA_NOT_ABOVE_SP,	/* the CFA did not move up the stack */
+	EMU_STOP_CFA_MISALIGNED,	/* the CFA is not 8-byte aligned */
+	EMU_STOP_FP_BELOW_SP,		/* FP-based CFA with FP below SP */
+	EMU_STOP_READ_FAULT,		/* a stack read failed */
+	EMU_STOP_REG_UNAVAILABLE,	/* the rule needs a register only frame 0 has */
+	EMU_STOP_SIGNAL_FRAME,		/* a signal trampoline (v3 signal FDE) */
+	EMU_STOP_JIT_INVALID,		/* a JIT table turned out malformed */
+	EMU_STOP_COUNT
+};
+
+/**
+ * struct emu_regs - the sampled registers
+ * @ip, @sp, @fp: instruction, stack and frame pointer
+ * @gpr: registers by DWARF number, usable in frame 0 only, where @gpr_valid
+ *	has bit (1 << number) set (FLEX rules such as DRAP's r10-based CFA)
+ */
+struct emu_regs {
+	uint64_t ip;
+	uint64_t sp;
+	uint64_t fp;
+	uint64_t gpr[EMU_MAX_REGS];
+	uint32_t gpr_valid;
+};
+
+#define EMU_UNWIND_DEFAULT_MAX_FRAMES 128
+
+/**
+ * struct emu_unwind_opts - walker settings
+ * @max_frames: frames to produce at most (>= 1), the size of the frame array
+ * @lookup_ra: look callers up at their return address (the kernel patches,
+ *	--strict) instead of return address - 1
+ */
+struct emu_unwind_opts {
+	enum emu_arch arch;
+	unsigned int max_frames;
+	bool lookup_ra;
+};
+
+/**
+ * struct emu_unwind_result - how the walk went
+ * @nframes: frames written
+ * @stop: why it stopped; @stop_source: the method of the step that failed
+ *	(EMU_SRC_SFRAME, _JIT or _FP; EMU_SRC_REGS when nothing was tried)
+ * @corrupt, @corrupt_text_start: an SFrame registration's data was corrupt
+ *	during lookup; the kernel drops such a registration, so should the caller
+ */
+struct emu_unwind_result {
+	unsigned int nframes;
+	enum emu_stop stop;
+	uint8_t stop_source;
+	bool corrupt;
+	uint64_t corrupt_text_start;
+};
+
+/**
+ * emu_unwind() - walk a stack
+ * @r: registrations of the sampled address space
+ * @mem: reads the stack (and JIT tables)
+ * @frames: room for @o->max_frames frames, innermost first
+ *
+ * Return: 0 (see @res for the frames and the stop reason), or -EINVAL for bad
+ * options (unknown arch, max_frames 0).
+ */
+int emu_unwind(const struct emu_registry *r, const struct emu_accessor *mem,
+	       const struct emu_regs *regs, const struct emu_unwind_opts *o,
+	       struct emu_frame *frames, struct emu_unwind_result *res);
+
+/** emu_stop_name() - a short stable name of @stop ("outermost", "cfa-not-above-sp"). */
+const char *emu_stop_name(enum emu_stop stop);
+
+/** emu_source_name() - "regs", "sframe", "jit" or "fp". */
+const char *emu_source_name(enum emu_frame_source src);
+
+/**
+ * emu_registration_rule() - the rule a registration's unwind aspect gives for @ip
+ * Return: 0, -ENOENT (no data for @ip: fall back to the frame pointer),
+ * -EFAULT (corrupt SFrame data), -EINVAL (malformed JIT table).
+ */
+int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
+			  const struct emu_accessor *mem, const struct emu_arch_info *arch,
+			  struct emu_unwind_rule *rule);
+
+#endif /* EMU_UNWIND_H */
