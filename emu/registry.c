@@ -166,20 +166,28 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 	return 0;
 }
 
-/* Take @aspect away from the registration at @text_start; free it when bare. */
-static int remove_aspect(struct emu_registry *r, struct reg_index *x, uint64_t text_start,
-			 unsigned int aspect)
+/* Take @aspect away from the registration at @text_start; NULL if none has it. */
+static struct emu_registration *take_aspect(struct reg_index *x, uint64_t text_start,
+					    unsigned int aspect)
 {
 	struct emu_registration *reg = index_take(x, text_start);
 
 	if (!reg)
-		return 0;
+		return NULL;
 	reg->aspects &= ~aspect;
 	if (aspect == EMU_ASPECT_UNWIND) {
 		emu_sframe_put(reg->sframe);
 		reg->sframe = NULL;
 		reg->unwind_kind = EMU_UNWIND_NONE;
 	}
+	return reg;
+}
+
+/* Free @reg once it carries no aspect; returns 1 if it was a registration. */
+static int settle(struct emu_registry *r, struct emu_registration *reg)
+{
+	if (!reg)
+		return 0;
 	if (!reg->aspects) {
 		emu_registration_free(reg);
 		r->count--;
@@ -189,12 +197,17 @@ static int remove_aspect(struct emu_registry *r, struct reg_index *x, uint64_t t
 
 int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned int aspects)
 {
-	int n = 0;
+	struct emu_registration *u = NULL, *d = NULL;
+	int n;
 
 	if (aspects & EMU_ASPECT_UNWIND)
-		n += remove_aspect(r, &r->unwind, text_start, EMU_ASPECT_UNWIND);
+		u = take_aspect(&r->unwind, text_start, EMU_ASPECT_UNWIND);
 	if (aspects & EMU_ASPECT_IDENTITY)
-		n += remove_aspect(r, &r->ident, text_start, EMU_ASPECT_IDENTITY);
+		d = take_aspect(&r->ident, text_start, EMU_ASPECT_IDENTITY);
+	if (u == d)
+		n = settle(r, u);
+	else
+		n = settle(r, u) + settle(r, d);
 	return n ? n : -ENOENT;
 }
 

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Registry semantics: aspects, half-open overlap edges, removal, limit, fork copy, exec clear. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+
+static struct emu_registry *r;
+static struct emu_verdict v;
+
+static void setup(void)
+{
+	r = emu_registry_new(EMU_REGISTRY_DEFAULT_LIMIT);
+}
+
+static void teardown(void)
+{
+	emu_registry_free(r);
+}
+
+TestSuite(registry, .init = setup, .fini = teardown);
+
+static struct emu_registration *mk(uint64_t start, uint64_t end, unsigned int aspects)
+{
+	struct emu_registration *reg = calloc(1, sizeof(*reg));
+
+	reg->text_start = start;
+	reg->text_end = end;
+	reg->aspects = aspects;
+	if (aspects & EMU_ASPECT_IDENTITY)
+		reg->ident.pathname = strdup("/lib/x.so");
+	return reg;
+}
+
+/* Insert; on failure free the registration and return the error. */
+static int add(uint64_t start, uint64_t end, unsigned int aspects)
+{
+	struct emu_registration *reg = mk(start, end, aspects);
+	int err;
+
+	emu_verdict_init(&v);
+	err = emu_registry_insert(r, reg, &v);
+	if (err)
+		emu_registration_free(reg);
+	return err;
+}
+
+#define U EMU_ASPECT_UNWIND
+#define I EMU_ASPECT_IDENTITY
+
+Test(registry, touching_ranges_do_not_overlap)
+{
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add(0x2000, 0x3000, U), 0);
+	cr_assert_eq(add(0x0800, 0x1000, U), 0);
+	cr_assert_eq(emu_registry_count(r), 3);
+}
+
+Test(registry, overlap_edges)
+{
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add(0x1fff, 0x3000, U), -EEXIST, "last byte shared");
+	cr_assert_eq(v.rule, EMU_R_OVERLAP);
+	cr_assert_eq(add(0x0800, 0x1001, U), -EEXIST, "first byte shared");
+	cr_assert_eq(add(0x1100, 0x1200, U), -EEXIST, "inside");
+	cr_assert_eq(add(0x0100, 0x9000, U), -EEXIST, "around");
+	cr_assert_eq(add(0x1000, 0x2000, U), -EEXIST, "identical");
+	cr_assert_eq(emu_registry_count(r), 1);
+}
+
+Test(registry, overlap_across_several)
+{
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+	cr_assert_eq(add(0x2000, 0x3000, U), 0, "fills the gap exactly");
+	cr_assert_eq(add(0x2800, 0x5000, U), -EEXIST);
+}
+
+Test(registry, aspects_are_independent)
+{
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add(0x1000, 0x2000, I), 0, "identity over unwind: split model");
+	cr_assert_eq(add(0x1800, 0x2800, I), -EEXIST);
+	cr_assert_eq(add(0x1800, 0x2800, U | I), -EEXIST);
+	cr_assert_eq(add(0x2000, 0x3000, U | I), 0);
+	cr_assert_eq(emu_registry_find_unwind(r, 0x1800)->aspects, U);
+	cr_assert_eq(emu_registry_find_identity(r, 0x1800)->aspects, I);
+	cr_assert_eq(emu_registry_find_unwind(r, 0x2000), emu_registry_find_identity(r, 0x2fff));
+}
+
+Test(registry, lookup_is_half_open)
+{
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+	cr_assert_null(emu_registry_find_unwind(r, 0x0fff));
+	cr_assert_eq(emu_registry_find_unwind(r, 0x1000)->text_start, 0x1000);
+	cr_assert_eq(emu_registry_find_unwind(r, 0x1fff)->text_start, 0x1000);
+	cr_assert_null(emu_registry_find_unwind(r, 0x2000));
+	cr_assert_null(emu_registry_find_unwind(r, 0x2fff));
+	cr_assert_eq(emu_registry_find_unwind(r, 0x3000)->text_start, 0x3000);
+	cr_assert_null(emu_registry_find_unwind(r, 0x4000));
+	cr_assert_null(emu_registry_find_identity(r, 0x1000));
+}
+
+Test(registry, remove_both_or_one_aspect)
+{
+	cr_assert_eq(add(0x1000, 0x2000, U | I), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+	cr_assert_eq(add(0x3000, 0x4000, I), 0);
+	cr_assert_eq(emu_registry_remove(r, 0x1000, U), 1);
+	cr_assert_null(emu_registry_find_unwind(r, 0x1000));
+	cr_assert_not_null(emu_registry_find_identity(r, 0x1000));
+	cr_assert_eq(emu_registry_count(r), 3);
+	cr_assert_eq(emu_registry_remove(r, 0x3000, U | I), 2);
+	cr_assert_eq(emu_registry_count(r), 1);
+	cr_assert_eq(emu_registry_remove(r, 0x3000, U | I), -ENOENT);
+	cr_assert_eq(emu_registry_remove(r, 0x1001, U | I), -ENOENT);
+	cr_assert_eq(emu_registry_remove(r, 0x1000, I), 1);
+	cr_assert_eq(emu_registry_count(r), 0);
+}
+
+Test(registry, limit)
+{
+	emu_registry_free(r);
+	r = emu_registry_new(2);
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add(0x2000, 0x3000, I), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), -ENOSPC);
+	cr_assert_eq(v.rule, EMU_R_LIMIT);
+	cr_assert_str_eq(v.reason, "limit of 2 registrations reached");
+	cr_assert_eq(emu_registry_remove(r, 0x1000, U), 1);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+}
+
+static void collect(const struct emu_registration *reg, void *ctx)
+{
+	uint64_t **p = ctx;
+
+	*(*p)++ = reg->text_start;
+}
+
+Test(registry, for_each_visits_once_in_address_order)
+{
+	uint64_t seen[8], *p = seen;
+
+	cr_assert_eq(add(0x5000, 0x6000, U | I), 0);
+	cr_assert_eq(add(0x1000, 0x2000, I), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	emu_registry_for_each(r, collect, &p);
+	cr_assert_eq(p - seen, 4);
+	cr_assert_eq(seen[0], 0x1000);
+	cr_assert_eq(seen[1], 0x1000);
+	cr_assert_eq(seen[2], 0x3000);
+	cr_assert_eq(seen[3], 0x5000);
+}
+
+Test(registry, dup_copies_and_is_independent)
+{
+	struct emu_registry *child;
+
+	cr_assert_eq(add(0x1000, 0x2000, U | I), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+	child = emu_registry_dup(r);
+	cr_assert_not_null(child);
+	cr_assert_eq(emu_registry_count(child), 2);
+	cr_assert_eq(emu_registry_limit(child), EMU_REGISTRY_DEFAULT_LIMIT);
+	cr_assert_str_eq(emu_registry_find_identity(child, 0x1500)->ident.pathname, "/lib/x.so");
+	cr_assert_neq(emu_registry_find_identity(child, 0x1500), emu_registry_find_identity(r, 0x1500));
+	cr_assert_eq(emu_registry_remove(child, 0x1000, U | I), 1);
+	cr_assert_not_null(emu_registry_find_unwind(r, 0x1500), "parent keeps its own");
+	emu_registry_free(child);
+}
+
+Test(registry, clear_empties)
+{
+	cr_assert_eq(add(0x1000, 0x2000, U | I), 0);
+	cr_assert_eq(add(0x3000, 0x4000, I), 0);
+	emu_registry_clear(r);
+	cr_assert_eq(emu_registry_count(r), 0);
+	cr_assert_null(emu_registry_find_unwind(r, 0x1000));
+	cr_assert_null(emu_registry_find_identity(r, 0x3000));
+	cr_assert_eq(add(0x1000, 0x2000, U | I), 0, "usable again");
+}
+
+static void count_drop(const struct emu_registration *reg, void *ctx)
+{
+	(void)reg;
+	(*(int *)ctx)++;
+}
+
+Test(registry, prune_drops_unmapped_text)
+{
+	struct emu_mappings m = { 0 };
+	int dropped = 0;
+
+	cr_assert_eq(add(0x1000, 0x2000, U | I), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+	cr_assert_eq(add(0x3000, 0x4000, I), 0);
+	cr_assert_eq(emu_mappings_add(&m, 0x1000, 0x2000, EMU_PROT_READ | EMU_PROT_EXEC), 0);
+	cr_assert_eq(emu_mappings_add(&m, 0x3000, 0x4000, EMU_PROT_READ), 0);	/* no longer exec */
+	cr_assert_eq(emu_registry_prune_unmapped(r, &m, count_drop, &dropped), 2);
+	cr_assert_eq(dropped, 2);
+	cr_assert_eq(emu_registry_count(r), 1);
+	cr_assert_not_null(emu_registry_find_unwind(r, 0x1000));
+	emu_mappings_free(&m);
+}
+
+Test(registry, many_registrations_in_random_order)
+{
+	enum { N = 10000 };
+	static uint32_t order[N];
+
+	srand(42);
+	for (uint32_t i = 0; i < N; i++)
+		order[i] = i;
+	for (uint32_t i = N - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (uint32_t i = 0; i < N; i++)
+		cr_assert_eq(add(0x100000 + order[i] * 0x100ull, 0x100000 + order[i] * 0x100ull + 0x80, U), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t base = 0x100000 + i * 0x100ull;
+
+		cr_assert_eq(emu_registry_find_unwind(r, base + 0x7f)->text_start, base);
+		cr_assert_null(emu_registry_find_unwind(r, base + 0x80));
+	}
+}
