@@ -25,7 +25,7 @@ endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS := -std=gnu11 $(WARN) -O2 -g $(SANFLAGS)
-CPPFLAGS := -D_GNU_SOURCE -Iinclude -Iemu
+CPPFLAGS := -D_GNU_SOURCE -Iinclude -I.
 LDFLAGS := $(SANFLAGS)
 
 # Debian 12 packages the build and the tests need.

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "codectl.h"
+#include "codectl_call.h"
 #include "codectl_internal.h"
 #include "copy_struct.h"
 #include "jit.h"

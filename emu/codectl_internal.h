@@ -3,7 +3,7 @@
 #ifndef EMU_CODECTL_INTERNAL_H
 #define EMU_CODECTL_INTERNAL_H
 
-#include "codectl.h"
+#include "codectl_call.h"
 
 /* text_start < text_end; sframe_start <= sframe_end, both 0 or neither. */
 int emu_check_ranges(uint64_t text_start, uint64_t text_end, uint64_t sframe_start,

@@ -9,14 +9,14 @@
 
 #include "accessor.h"
 #include "arch.h"
-#include "codectl.h"
+#include "codectl_call.h"
 #include "copy_struct.h"
 #include "jit.h"
 #include "mappings.h"
 #include "mem_image.h"
 #include "registry.h"
 #include "rules.h"
-#include "sframe.h"
+#include "sframe_section.h"
 #include "unwind.h"
 #include "unwind_rule.h"
 

@@ -15,7 +15,7 @@
 
 #include "mappings.h"
 #include "rules.h"
-#include "sframe.h"
+#include "sframe_section.h"
 
 #define EMU_ASPECT_UNWIND	0x1	/* SFrame section or JIT tables */
 #define EMU_ASPECT_IDENTITY	0x2	/* ELF range, pathname, build id, debug link */

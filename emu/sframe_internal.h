@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sframe.h"
+#include "sframe_section.h"
 #include "sframe_format.h"
 
 /**

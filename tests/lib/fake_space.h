@@ -10,7 +10,7 @@
 #ifndef TESTS_FAKE_SPACE_H
 #define TESTS_FAKE_SPACE_H
 
-#include "emu.h"
+#include "emu/emu.h"
 
 #define FAKE_TEXT_A 0x400000ull
 #define FAKE_TEXT_B 0x410000ull

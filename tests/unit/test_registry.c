@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 
 static struct emu_registry *r;
 static struct emu_verdict v;

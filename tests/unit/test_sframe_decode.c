@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 #include "sframe_samples.h"
 
 #define SEC 0x7f0000100000ull

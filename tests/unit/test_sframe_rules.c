@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 #include "sframe_samples.h"
 
 #define SEC 0x402000ull		/* where the section is loaded */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fake_space.h"
-#include "sframe_internal.h"
+#include "emu/sframe_internal.h"
 #include "sframe_samples.h"
 
 #define STACK 0x7ff000000000ull

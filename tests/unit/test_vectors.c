@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "elf_sframe.h"
-#include "emu.h"
+#include "emu/emu.h"
 
 static const char *regname(unsigned int reg)
 {

@@ -4,8 +4,8 @@
  * struct with copy_struct_from_user() rules, validate every field against
  * the ABI's error table, and apply it to the caller's registry.
  */
-#ifndef EMU_CODECTL_H
-#define EMU_CODECTL_H
+#ifndef EMU_CODECTL_CALL_H
+#define EMU_CODECTL_CALL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 #include "mappings.h"
 #include "registry.h"
 #include "rules.h"
-#include "sframe.h"
+#include "sframe_section.h"
 
 /* Largest SFrame section copied at registration, in bytes (configurable). */
 #define EMU_DEFAULT_MAX_SFRAME_SIZE (64u << 20)
@@ -103,4 +103,4 @@ int emu_codectl(const struct emu_policy *p, const struct emu_space *sp,
 int emu_register_exec_sframe(const struct emu_policy *p, const struct emu_space *sp,
 			     const struct code_sframe_info *info, struct emu_call_result *res);
 
-#endif /* EMU_CODECTL_H */
+#endif /* EMU_CODECTL_CALL_H */

@@ -4,8 +4,8 @@
  * lookup by address, producing the neutral unwind rule. Format: binutils
  * libsframe/doc/sframe-spec; rules: codectl-abi.md, "invalid SFrame section".
  */
-#ifndef EMU_SFRAME_H
-#define EMU_SFRAME_H
+#ifndef EMU_SFRAME_SECTION_H
+#define EMU_SFRAME_SECTION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -167,4 +167,4 @@ int emu_sframe_find_rule(const struct emu_sframe_section *s, uint64_t ip,
 /** emu_sframe_fre_uword() - data word @i of @fre read as unsigned (control words). */
 uint32_t emu_sframe_fre_uword(const struct emu_sframe_fre *fre, unsigned int i);
 
-#endif /* EMU_SFRAME_H */
+#endif /* EMU_SFRAME_SECTION_H */
