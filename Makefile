@@ -116,7 +116,10 @@ $(DIFF_BIN): $(O)/obj/tests/diff/libsframe_diff.o $(TESTLIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
 
-$(O)/tests/unwind-live-%: $(LIVE_SRC) $(TESTLIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
+SUPERVISOR_LIB_SRC := supervisor/proc_maps.c supervisor/remote_mem.c
+SUPERVISOR_LIB_OBJ := $(SUPERVISOR_LIB_SRC:%.c=$(O)/obj/%.o)
+
+$(O)/tests/unwind-live-%: $(LIVE_SRC) $(SUPERVISOR_LIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/lib $(UNWIND_CFLAGS) -std=gnu11 $(WARN) -g -$* $(SANFLAGS) \
 		-Wa,--gsframe $^ -o $@ -lcriterion $(UNWIND_LIBS)
