@@ -38,6 +38,9 @@ EMU_SRC := $(wildcard emu/*.c)
 EMU_OBJ := $(EMU_SRC:%.c=$(O)/obj/%.o)
 LIBEMU := $(O)/libemu.a
 
+SUPERVISOR_LIB_SRC := supervisor/proc_maps.c supervisor/remote_mem.c
+SUPERVISOR_LIB_OBJ := $(SUPERVISOR_LIB_SRC:%.c=$(O)/obj/%.o)
+
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -61,7 +64,7 @@ FUZZ_SECONDS ?= 25
 
 BENCH_BINS := $(O)/bench/unwind
 
-VECTORS := $(wildcard tests/vectors/v*/*-O*-*[a-z0-9])
+VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 
 UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
 UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
@@ -116,17 +119,14 @@ $(DIFF_BIN): $(O)/obj/tests/diff/libsframe_diff.o $(TESTLIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
 
-SUPERVISOR_LIB_SRC := supervisor/proc_maps.c supervisor/remote_mem.c
-SUPERVISOR_LIB_OBJ := $(SUPERVISOR_LIB_SRC:%.c=$(O)/obj/%.o)
-
 $(O)/tests/unwind-live-%: $(LIVE_SRC) $(SUPERVISOR_LIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/lib $(UNWIND_CFLAGS) -std=gnu11 $(WARN) -g -$* $(SANFLAGS) \
 		-Wa,--gsframe $^ -o $@ -lcriterion $(UNWIND_LIBS)
 
-$(O)/bench/%: bench/%.c $(TESTLIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
+$(O)/bench/%: bench/%.c $(SUPERVISOR_LIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -Wa,--gsframe $^ -o $@ -lsframe -lelf -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wa,--gsframe $^ -o $@ -lsframe
 
 test: all
 	$(UNIT_BIN)
@@ -138,18 +138,20 @@ check: $(DEPS_STAMP)
 	$(MAKE) SAN=asan test
 	$(MAKE) fuzz-smoke
 
-# libFuzzer targets (clang), seeded with the shipped vectors' sections.
+# libFuzzer targets (clang), seeded with the shipped vectors' sections and writer output.
+FUZZ_FLAGS := $(CPPFLAGS) -Itests/lib -std=gnu11 $(WARN) -g -O1
 $(B)/fuzz/%: tests/fuzz/%.c $(EMU_SRC) $(TESTLIB_SRC) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CLANG) $(CPPFLAGS) -Itests/lib -std=gnu11 $(WARN) -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$< $(EMU_SRC) $(TESTLIB_SRC) -o $@
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		$< $(EMU_SRC) $(TESTLIB_SRC) -o $@ -lelf
 
-$(B)/fuzz/seeds/.done: $(VECTORS) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
+$(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC) | $(DEPS_STAMP)
+	@mkdir -p $(@D)/fuzz_sframe $(@D)/fuzz_codectl
+	$(CC) $(FUZZ_FLAGS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC) -o $(@D)/make_seeds -lelf
+	$(@D)/make_seeds $(@D)/fuzz_sframe $(@D)/fuzz_codectl
 	for f in $(VECTORS); do \
 		objcopy -O binary --only-section=.sframe $$f \
-			$(@D)/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; done
+			$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; done
 	touch $@
 
 fuzz: $(FUZZ_BINS)
@@ -159,7 +161,8 @@ fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
 		mkdir -p $(B)/fuzz/corpus-$$f && \
 		$(B)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 			-artifact_prefix=$(B)/fuzz/crash-$$f- \
-			$(B)/fuzz/corpus-$$f $(B)/fuzz/seeds 2>&1 | tail -n 12 || exit 1; \
+			$(B)/fuzz/corpus-$$f $(B)/fuzz/seeds/$$f 2>&1 | tail -n 12; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
 bench: $(BENCH_BINS)

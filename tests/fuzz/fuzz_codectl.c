@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: arbitrary codectl(2) calls against a fake tracee, then an
+ * unwind over whatever got registered. Any input must give an errno from the
+ * rules table and a reason, never a crash, a leak or an over-read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_space.h"
+#include "fuzz_input.h"
+
+static void check_answer(int err, const struct emu_call_result *res)
+{
+	if (err && (-err != emu_rule_errno(res->verdict.rule) || !res->verdict.reason[0]))
+		abort();
+	if (!err && res->verdict.rule != EMU_R_OK)
+		abort();
+}
+
+static void unwind_once(struct fake_space *fs, const struct fuzz_call *fc)
+{
+	struct emu_regs regs = { .ip = fc->regs[0], .sp = fc->regs[1], .fp = fc->regs[2] };
+	struct emu_unwind_opts o = { .arch = fs->policy.arch, .max_frames = 32 };
+	struct emu_frame frames[32];
+	struct emu_unwind_result res;
+
+	if (emu_unwind(fs->registry, &fs->mem, &regs, &o, frames, &res) || res.nframes < 1 ||
+	    res.nframes > 32)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fake_space fs;
+	struct fuzz_call fc;
+	uint64_t info;
+	int err;
+
+	if (size < sizeof(fc))
+		return 0;
+	memcpy(&fc, data, sizeof(fc));
+	fake_space_init(&fs);
+	size -= sizeof(fc);
+	memcpy(fs.data, data + sizeof(fc), size < FAKE_DATA_SIZE ? size : FAKE_DATA_SIZE);
+	fs.policy.profile = fc.policy & 1 ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
+	fs.policy.arch = fc.policy & 2 ? EMU_ARCH_AARCH64 : EMU_ARCH_X86_64;
+	info = (fc.option == CODE_UNREGISTER ? FAKE_TEXT_A : FAKE_DATA) + fc.info_off;
+	for (unsigned int i = 0; i <= (fc.repeat & 3u); i++) {
+		err = fake_call(&fs, fc.option, info, fc.info_size, fc.flags);
+		check_answer(err, &fs.res);
+	}
+	unwind_once(&fs, &fc);
+	if (fs.res.reg) {
+		err = fake_call(&fs, CODE_UNREGISTER, fs.res.reg->text_start, 0, 0);
+		check_answer(err, &fs.res);
+	}
+	fake_space_fini(&fs);
+	return 0;
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: arbitrary bytes as an SFrame section, validated in both
+ * profiles for both architectures; accepted sections are then looked up at
+ * every function's edges and walked with a stack made of the same bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/emu.h"
+
+#define SEC 0x500000ull
+#define TEXT 0x400000ull
+#define TEXT_END 0x500000ull
+
+static void lookups(const struct emu_sframe_section *s)
+{
+	const struct emu_sframe_hdr *h = emu_sframe_header(s);
+	struct emu_unwind_rule rule;
+	struct emu_sframe_fde fde;
+
+	for (uint32_t i = 0; i < h->num_fdes && i < 4096; i++) {
+		if (emu_sframe_fde_at(s, i, &fde))
+			abort();	/* validated: decoding cannot fail */
+		for (uint64_t d = 0; d < 3; d++) {
+			int err = emu_sframe_find_rule(s, fde.func_start + d * fde.func_size / 2, &rule);
+
+			if (err && err != -ENOENT)
+				abort();
+		}
+	}
+}
+
+static void walk(const struct emu_sframe_section *s, const uint8_t *data, size_t size,
+		 enum emu_arch arch)
+{
+	struct emu_registry *r = emu_registry_new(4);
+	struct emu_registration *reg = calloc(1, sizeof(*reg));
+	struct emu_mem_image img = { 0 };
+	struct emu_accessor mem;
+	struct emu_regs regs = { .ip = TEXT + (size & 0xffff), .sp = 0x7f0000000000ull,
+				 .fp = 0x7f0000000000ull + (size & 0xff8) };
+	struct emu_unwind_opts o = { .arch = arch, .max_frames = 64 };
+	struct emu_frame frames[64];
+	struct emu_unwind_result res;
+	struct emu_verdict v;
+
+	*reg = (struct emu_registration){ .text_start = TEXT, .text_end = TEXT_END,
+					  .aspects = EMU_ASPECT_UNWIND,
+					  .unwind_kind = EMU_UNWIND_SFRAME,
+					  .sframe = emu_sframe_get((struct emu_sframe_section *)s) };
+	if (emu_registry_insert(r, reg, &v))
+		abort();
+	emu_mem_image_add(&img, regs.sp, data, size);
+	mem = emu_mem_image_accessor(&img);
+	if (emu_unwind(r, &mem, &regs, &o, frames, &res) || res.nframes > 64)
+		abort();
+	emu_registry_free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const enum emu_arch arches[2] = { EMU_ARCH_X86_64, EMU_ARCH_AARCH64 };
+
+	for (int a = 0; a < 2; a++) {
+		for (int prof = 0; prof < 2; prof++) {
+			struct emu_sframe_params p = { .sframe_addr = SEC, .text_start = TEXT,
+						       .text_end = TEXT_END, .arch = arches[a],
+						       .profile = prof };
+			struct emu_sframe_section *s = NULL;
+			struct emu_verdict v;
+			uint8_t *copy = malloc(size ? size : 1);
+
+			memcpy(copy, data, size);
+			emu_verdict_init(&v);
+			if (emu_sframe_load(copy, size, &p, &s, &v)) {
+				if (v.rule == EMU_R_OK || !v.reason[0])
+					abort();
+				continue;
+			}
+			lookups(s);
+			walk(s, data, size, arches[a]);
+			emu_sframe_put(s);
+		}
+	}
+	return 0;
+}

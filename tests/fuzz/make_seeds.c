@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes seed inputs for the fuzzers into two directories: SFrame sections of every
+ * version from the test writer (fuzz_sframe), and valid codectl calls of every
+ * option against the fake tracee's layout (fuzz_codectl).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake_space.h"
+#include "fuzz_input.h"
+#include "sframe_samples.h"
+
+static int write_file(const char *dir, const char *name, const void *a, size_t alen,
+		      const void *b, size_t blen)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(a, 1, alen, f) != alen || (blen && fwrite(b, 1, blen, f) != blen)) {
+		perror(path);
+		return 1;
+	}
+	return fclose(f) != 0;
+}
+
+/* Data area image: the struct at 0, the section at 0x100, a path at 0x1000. */
+static size_t call_seed(uint8_t *img, uint8_t version, unsigned int option)
+{
+	struct sfw_layout lay;
+	size_t len = sample_section(version, version != 1, FAKE_DATA + 0x100, FAKE_TEXT_A, 4, 64,
+				    img + 0x100, 0xe00, &lay);
+	struct code_elf_info e = { .elf_start = FAKE_TEXT_A, .elf_end = FAKE_TEXT_END,
+				   .text_start = FAKE_TEXT_A, .text_end = FAKE_TEXT_A + 256,
+				   .sframe_start = FAKE_DATA + 0x100,
+				   .sframe_end = FAKE_DATA + 0x100 + len,
+				   .pathname = FAKE_DATA + 0x1000 };
+	struct code_jit_info j = { .text_start = FAKE_TEXT_A, .text_end = FAKE_TEXT_A + 4096,
+				   .unwind_head = FAKE_DATA + 0x2000 };
+	struct code_jit_unwind_table t = { .reserved_len = 240, .used_len = 48, .fre_stride = 24,
+					   .fre_size = 21 };
+	struct code_jit_unwind_fre fre = { .size = 16, .cfa_off = 8 };
+
+	strcpy((char *)img + 0x1000, "/usr/lib/libseed.so");
+	if (option == CODE_REGISTER_ELF)
+		memcpy(img, &e, sizeof(e));
+	else if (option == CODE_REGISTER_SFRAME)
+		memcpy(img, &e.text_start, 32);
+	memcpy(img + 0x2000, &t, sizeof(t));
+	memcpy(img + 0x2020, &fre, sizeof(fre));
+	fre.ip_off = 16;
+	memcpy(img + 0x2038, &fre, sizeof(fre));
+	if (option == CODE_REGISTER_JIT)
+		memcpy(img, &j, sizeof(j));
+	return 0x2100;
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned int sizes[4] = { 0, 80, 24, 32 };
+	static uint8_t img[0x4000], sec[4096];
+	struct sfw_layout lay;
+	char name[64];
+	int err = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: make_seeds SFRAME_DIR CALL_DIR\n");
+		return 2;
+	}
+	for (uint8_t v = 1; v <= 3; v++) {
+		size_t len = sample_section(v, v != 1, 0x500000, 0x400000, 8, 48, sec, sizeof(sec), &lay);
+
+		snprintf(name, sizeof(name), "sframe-v%u.sframe", v);
+		err |= write_file(argv[1], name, sec, len, NULL, 0);
+		for (unsigned int opt = 1; opt <= 3; opt++) {
+			struct fuzz_call fc = { .option = (uint8_t)opt, .info_size = (uint16_t)sizes[opt],
+						.regs = { FAKE_TEXT_A + 20, FAKE_DATA + 0x3000,
+							  FAKE_DATA + 0x3040 } };
+			size_t n;
+
+			memset(img, 0, sizeof(img));
+			n = call_seed(img, v, opt);
+			snprintf(name, sizeof(name), "call-v%u-opt%u.call", v, opt);
+			err |= write_file(argv[2], name, &fc, sizeof(fc), img, n);
+		}
+	}
+	return err;
+}
