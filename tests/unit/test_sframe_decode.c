@@ -29,6 +29,20 @@ static struct emu_sframe_section *load(const uint8_t *bytes, size_t len, uint64_
 	return s;
 }
 
+/* An AMD64 section of @version (PCREL from v2 on) with @fdes, loaded for TEXT. */
+static struct emu_sframe_section *load_fdes(uint8_t version, const struct sfw_fde *fdes,
+					    unsigned int n)
+{
+	struct sfw_section sec = sfw_amd64(version, version >= 2, SEC);
+	struct sfw_layout lay;
+	uint8_t buf[1024];
+
+	sec.fdes = fdes;
+	sec.nfdes = n;
+	return load(buf, sfw_write(&sec, buf, sizeof(buf), &lay), SEC, TEXT, 0x1000,
+		    EMU_ARCH_X86_64);
+}
+
 /* FDEs with 1-, 2- and 4-byte FRE starts and 1-, 2- and 4-byte offsets. */
 static struct sfw_fre fre_small[2] = {
 	{ .start = 0, .sp_base = true, .count = 1, .words = { 8 } },
@@ -190,18 +204,13 @@ Test(sframe_decode, real_v3_bytes)
 
 Test(sframe_decode, gaps_and_edges)
 {
-	uint8_t buf[512];
 	struct sfw_fde fdes[2];
-	struct sfw_section sec = sfw_amd64(2, true, SEC);
-	struct sfw_layout lay;
 	struct emu_unwind_rule r;
 	struct emu_sframe_section *s;
 
 	sample_functions(fdes, 2, TEXT + 0x100, 0x40);
 	fdes[1].func_start = TEXT + 0x200;	/* gap 0x140..0x200 */
-	sec.fdes = fdes;
-	sec.nfdes = 2;
-	s = load(buf, sfw_write(&sec, buf, sizeof(buf), &lay), SEC, TEXT, 0x1000, EMU_ARCH_X86_64);
+	s = load_fdes(2, fdes, 2);
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 0xff, &r), -ENOENT, "before the first FDE");
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 0x100, &r), 0);
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 0x13f, &r), 0);
@@ -217,15 +226,9 @@ Test(sframe_decode, first_fre_after_function_start_is_a_miss)
 	static const struct sfw_fre late[1] = { { .start = 4, .sp_base = true, .count = 1,
 						   .words = { 16 } } };
 	struct sfw_fde fde = { .func_start = TEXT, .func_size = 16, .nfres = 1, .fres = late };
-	struct sfw_section sec = sfw_amd64(3, true, SEC);
-	uint8_t buf[256];
-	struct sfw_layout lay;
 	struct emu_unwind_rule r;
-	struct emu_sframe_section *s;
+	struct emu_sframe_section *s = load_fdes(3, &fde, 1);
 
-	sec.fdes = &fde;
-	sec.nfdes = 1;
-	s = load(buf, sfw_write(&sec, buf, sizeof(buf), &lay), SEC, TEXT, 0x1000, EMU_ARCH_X86_64);
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 3, &r), -ENOENT);
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 4, &r), 0);
 	emu_sframe_put(s);
@@ -240,15 +243,9 @@ static void check_pcmask(uint8_t version)
 {
 	struct sfw_fde fde = { .func_start = TEXT + 0x30, .func_size = 64, .pcmask = true,
 			       .rep_size = 16, .nfres = 2, .fres = plt_fres };
-	struct sfw_section sec = sfw_amd64(version, version == 3, SEC);
-	uint8_t buf[256];
-	struct sfw_layout lay;
 	struct emu_unwind_rule r;
-	struct emu_sframe_section *s;
+	struct emu_sframe_section *s = load_fdes(version, &fde, 1);
 
-	sec.fdes = &fde;
-	sec.nfdes = 1;
-	s = load(buf, sfw_write(&sec, buf, sizeof(buf), &lay), SEC, TEXT, 0x1000, EMU_ARCH_X86_64);
 	for (uint64_t off = 0; off < 64; off++) {
 		cr_assert_eq(emu_sframe_find_rule(s, TEXT + 0x30 + off, &r), 0);
 		cr_assert_eq(r.cfa_off, off % 16 < 11 ? 8 : 16, "v%u offset %llu", version,
@@ -268,15 +265,9 @@ static struct emu_unwind_rule flex_rule(const struct sfw_fre *fre)
 {
 	struct sfw_fde fde = { .func_start = TEXT, .func_size = 64, .fde_type = 1, .nfres = 1,
 			       .fres = fre };
-	struct sfw_section sec = sfw_amd64(3, true, SEC);
-	uint8_t buf[256];
-	struct sfw_layout lay;
 	struct emu_unwind_rule r;
-	struct emu_sframe_section *s;
+	struct emu_sframe_section *s = load_fdes(3, &fde, 1);
 
-	sec.fdes = &fde;
-	sec.nfdes = 1;
-	s = load(buf, sfw_write(&sec, buf, sizeof(buf), &lay), SEC, TEXT, 0x1000, EMU_ARCH_X86_64);
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 1, &r), 0);
 	emu_sframe_put(s);
 	return r;
@@ -321,15 +312,9 @@ Test(sframe_decode, outermost_and_signal)
 		{ .func_start = TEXT, .func_size = 16, .nfres = 1, .fres = outer },
 		{ .func_start = TEXT + 16, .func_size = 16, .signal = true, .nfres = 0 },
 	};
-	struct sfw_section sec = sfw_amd64(3, true, SEC);
-	uint8_t buf[256];
-	struct sfw_layout lay;
 	struct emu_unwind_rule r;
-	struct emu_sframe_section *s;
+	struct emu_sframe_section *s = load_fdes(3, fdes, 2);
 
-	sec.fdes = fdes;
-	sec.nfdes = 2;
-	s = load(buf, sfw_write(&sec, buf, sizeof(buf), &lay), SEC, TEXT, 0x1000, EMU_ARCH_X86_64);
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 5, &r), 0);
 	cr_assert(r.outermost);
 	cr_assert_eq(emu_sframe_find_rule(s, TEXT + 20, &r), 0);
