@@ -58,9 +58,13 @@ static int do_register_sframe(const struct emu_policy *p, const struct emu_space
 int emu_register_exec_sframe(const struct emu_policy *p, const struct emu_space *sp,
 			     const struct code_sframe_info *info, struct emu_call_result *res)
 {
-	*res = (struct emu_call_result){ .have_args = true, .args.sframe = *info };
+	int err;
+
+	*res = (struct emu_call_result){ .option = CODE_REGISTER_SFRAME, .have_args = true,
+					 .args.sframe = *info };
 	emu_verdict_init(&res->verdict);
-	return emu_do_register_sframe(p, sp, &res->args.sframe, EMU_ORIGIN_EXEC, res);
+	err = emu_do_register_sframe(p, sp, &res->args.sframe, EMU_ORIGIN_EXEC, res);
+	return err ? err : emu_codectl_commit(sp, res);
 }
 
 int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *sp,
@@ -87,7 +91,7 @@ int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *s
 	if (!reg)
 		return emu_reject(v, EMU_R_NOMEM, "out of memory");
 	err = emu_attach_sframe(p, sp, reg, info->sframe_start, info->sframe_end, res);
-	return emu_finish_register(sp, reg, err, res);
+	return emu_stage_register(sp, reg, err, res);
 }
 
 static int do_register_elf(const struct emu_policy *p, const struct emu_space *sp,
@@ -129,30 +133,66 @@ static int do_register_jit(const struct emu_policy *p, const struct emu_space *s
 	reg->aspects = EMU_ASPECT_UNWIND;
 	reg->unwind_kind = EMU_UNWIND_JIT;
 	reg->jit_head = info->unwind_head;
-	return emu_finish_register(sp, reg, 0, res);
+	return emu_stage_register(sp, reg, 0, res);
 }
 
 static int do_unregister(const struct emu_space *sp, const struct emu_call *c,
 			 struct emu_call_result *res)
 {
-	int n;
-
 	if (c->info_size)
 		return emu_reject(&res->verdict, EMU_R_UNREG_SIZE,
 				  "CODE_UNREGISTER with info_size %llu (must be 0)",
 				  (unsigned long long)c->info_size);
-	n = emu_registry_remove(sp->registry, c->info, EMU_ASPECT_UNWIND | EMU_ASPECT_IDENTITY);
-	if (n < 0)
+	if (!emu_registry_has(sp->registry, c->info))
 		return emu_reject(&res->verdict, EMU_R_UNREG_UNKNOWN,
 				  "no registration at text_start 0x%llx", (unsigned long long)c->info);
-	res->removed = n;
+	res->unregister_key = c->info;
 	return 0;
+}
+
+int emu_codectl_commit(const struct emu_space *sp, struct emu_call_result *res)
+{
+	int err;
+
+	if (res->option == CODE_UNREGISTER) {
+		err = emu_registry_remove(sp->registry, res->unregister_key,
+					  EMU_ASPECT_UNWIND | EMU_ASPECT_IDENTITY);
+		if (err < 0)
+			return err;
+		res->removed = err;
+		return 0;
+	}
+	if (!res->staged)
+		return -ENOENT;
+	err = emu_registry_insert(sp->registry, res->staged, &res->verdict);
+	if (err)
+		return err;
+	res->reg = res->staged;
+	res->staged = NULL;
+	return 0;
+}
+
+void emu_codectl_discard(struct emu_call_result *res)
+{
+	emu_registration_free(res->staged);
+	res->staged = NULL;
 }
 
 int emu_codectl(const struct emu_policy *p, const struct emu_space *sp,
 		const struct emu_call *c, struct emu_call_result *res)
 {
-	*res = (struct emu_call_result){ 0 };
+	int err = emu_codectl_prepare(p, sp, c, res);
+
+	if (!err)
+		err = emu_codectl_commit(sp, res);
+	emu_codectl_discard(res);
+	return err;
+}
+
+int emu_codectl_prepare(const struct emu_policy *p, const struct emu_space *sp,
+			const struct emu_call *c, struct emu_call_result *res)
+{
+	*res = (struct emu_call_result){ .option = c->option };
 	emu_verdict_init(&res->verdict);
 	if (c->flags)
 		return emu_reject(&res->verdict, EMU_R_FLAGS, "flags 0x%x (must be 0)", c->flags);

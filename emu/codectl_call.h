@@ -59,11 +59,15 @@ struct emu_call {
 /**
  * struct emu_call_result - what a call did, for the log and the trace line
  * @verdict: rule and reason when refused; kernel-patch warnings in any case
+ * @option: the call's option
  * @have_args: @args holds the caller's struct (read successfully)
  * @args: the struct read (the member of the call's option)
  * @sframe_version, @sframe_fdes: of the section registered, when there is one
- * @reg: on a successful registration, the new entry (owned by the registry)
- * @removed: CODE_UNREGISTER: registrations removed
+ * @staged: after a successful emu_codectl_prepare() of a registration, the
+ *	registration to insert (owned by the result until committed or discarded)
+ * @unregister_key: after a successful prepare of CODE_UNREGISTER, its text_start
+ * @reg: after commit, the new registration (owned by the registry)
+ * @removed: after commit of CODE_UNREGISTER, the registrations removed
  */
 struct emu_call_result {
 	struct emu_verdict verdict;
@@ -73,21 +77,45 @@ struct emu_call_result {
 		struct code_sframe_info sframe;
 		struct code_jit_info jit;
 	} args;
+	unsigned int option;
 	uint8_t sframe_version;
 	uint32_t sframe_fdes;
+	struct emu_registration *staged;
+	uint64_t unregister_key;
 	const struct emu_registration *reg;
 	int removed;
 };
 
 /**
- * emu_codectl() - handle one codectl(2) call
- * @res: filled in every case
+ * emu_codectl_prepare() - validate one codectl(2) call without applying it
+ * @res: filled in every case; on success it holds what emu_codectl_commit()
+ *	applies, and must be committed or discarded
  *
  * Checks, in this order: flags, option, info_size (page cap, VER0 floor),
  * the struct copy, field rules, mappings, overlap and limit, then the tracee
- * strings and the SFrame section or JIT table header.
+ * strings and the SFrame section or JIT table header. Memory the commit needs
+ * is reserved here, so the commit cannot fail. The supervisor answers the
+ * call between the two steps and commits only when the answer was delivered.
  * Return: 0, or the negative errno to answer with (EINVAL, E2BIG, EFAULT,
  * ENAMETOOLONG, EEXIST, ENOENT, ENOSPC, ENOMEM); @res->verdict says why.
+ */
+int emu_codectl_prepare(const struct emu_policy *p, const struct emu_space *sp,
+			const struct emu_call *c, struct emu_call_result *res);
+
+/**
+ * emu_codectl_commit() - apply a prepared call to @sp's registry
+ * Sets @res->reg (registration) or @res->removed (CODE_UNREGISTER). The
+ * registry must not have changed since the prepare.
+ * Return: 0, or -EEXIST/-ENOENT if it did change (nothing is applied then).
+ */
+int emu_codectl_commit(const struct emu_space *sp, struct emu_call_result *res);
+
+/** emu_codectl_discard() - drop a prepared call that will not be committed. */
+void emu_codectl_discard(struct emu_call_result *res);
+
+/**
+ * emu_codectl() - emu_codectl_prepare(), then emu_codectl_commit() on success
+ * Return: as emu_codectl_prepare().
  */
 int emu_codectl(const struct emu_policy *p, const struct emu_space *sp,
 		const struct emu_call *c, struct emu_call_result *res);
@@ -97,7 +125,8 @@ int emu_codectl(const struct emu_policy *p, const struct emu_space *sp,
  * @info: text and sframe ranges taken from PT_GNU_SFRAME and a PF_X segment
  *
  * What binfmt_elf does in the kernel patches: the unwind aspect only, with
- * every check of CODE_REGISTER_SFRAME; the origin is EMU_ORIGIN_EXEC.
+ * every check of CODE_REGISTER_SFRAME; the origin is EMU_ORIGIN_EXEC. Applied
+ * at once (no answer to wait for).
  * Return: as emu_codectl().
  */
 int emu_register_exec_sframe(const struct emu_policy *p, const struct emu_space *sp,

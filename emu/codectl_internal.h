@@ -23,9 +23,9 @@ int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
 		      struct emu_registration *reg, uint64_t sframe_start, uint64_t sframe_end,
 		      struct emu_call_result *res);
 
-/* Insert @reg unless @err; frees it on any failure. Returns the errno to answer. */
-int emu_finish_register(const struct emu_space *sp, struct emu_registration *reg, int err,
-			struct emu_call_result *res);
+/* Stage @reg for the commit unless @err; frees it on any failure. Returns the errno. */
+int emu_stage_register(const struct emu_space *sp, struct emu_registration *reg, int err,
+		       struct emu_call_result *res);
 
 int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *sp,
 			   const struct code_sframe_info *info, unsigned int origin,

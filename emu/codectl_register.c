@@ -83,16 +83,16 @@ int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
 	return 0;
 }
 
-int emu_finish_register(const struct emu_space *sp, struct emu_registration *reg, int err,
-			struct emu_call_result *res)
+int emu_stage_register(const struct emu_space *sp, struct emu_registration *reg, int err,
+		       struct emu_call_result *res)
 {
-	if (!err)
-		err = emu_registry_insert(sp->registry, reg, &res->verdict);
+	if (!err && emu_registry_reserve(sp->registry))
+		err = emu_reject(&res->verdict, EMU_R_NOMEM, "out of memory");
 	if (err) {
 		emu_registration_free(reg);
 		return err;
 	}
-	res->reg = reg;
+	res->staged = reg;
 	return 0;
 }
 
@@ -204,5 +204,5 @@ int emu_do_register_elf(const struct emu_policy *p, const struct emu_space *sp,
 		err = read_identity(sp, info, &reg->ident, v);
 	if (!err && info->sframe_start)
 		err = emu_attach_sframe(p, sp, reg, info->sframe_start, info->sframe_end, res);
-	return emu_finish_register(sp, reg, err, res);
+	return emu_stage_register(sp, reg, err, res);
 }

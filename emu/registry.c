@@ -147,6 +147,23 @@ int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
 	return 0;
 }
 
+int emu_registry_reserve(struct emu_registry *r)
+{
+	return index_reserve(&r->unwind) || index_reserve(&r->ident) ? -ENOMEM : 0;
+}
+
+static bool index_has(const struct reg_index *x, uint64_t text_start)
+{
+	size_t pos = index_rank(x, text_start, false);
+
+	return pos < x->n && x->v[pos]->text_start == text_start;
+}
+
+bool emu_registry_has(const struct emu_registry *r, uint64_t text_start)
+{
+	return index_has(&r->unwind, text_start) || index_has(&r->ident, text_start);
+}
+
 int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 			struct emu_verdict *v)
 {

@@ -99,6 +99,15 @@ int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
 			      uint64_t text_end, unsigned int aspects, struct emu_verdict *v);
 
 /**
+ * emu_registry_reserve() - make room so that the next insert cannot fail for memory
+ * Return: 0 or -ENOMEM.
+ */
+int emu_registry_reserve(struct emu_registry *r);
+
+/** emu_registry_has() - is any aspect registered at exactly @text_start? */
+bool emu_registry_has(const struct emu_registry *r, uint64_t text_start);
+
+/**
  * emu_registry_remove() - remove @aspects of the registrations at @text_start
  * Return: the number of registrations changed (>= 1), or -ENOENT.
  */

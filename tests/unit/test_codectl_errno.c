@@ -477,3 +477,36 @@ Test(codectl, exec_registration_is_unwind_only)
 	cr_assert_eq(res.reg->origin, EMU_ORIGIN_EXEC);
 	cr_assert_eq(res.reg->aspects, EMU_ASPECT_UNWIND);
 }
+
+Test(codectl, prepare_changes_nothing_until_commit)
+{
+	struct code_elf_info e = elf_info(FAKE_TEXT_A);
+	struct emu_call c = { .option = CODE_REGISTER_ELF, .info = fake_put(&fs, &e, sizeof(e)),
+			      .info_size = sizeof(e) };
+
+	cr_assert_eq(emu_codectl_prepare(&fs.policy, &fs.space, &c, &fs.res), 0);
+	cr_assert_eq(emu_registry_count(fs.registry), 0, "staged, not registered");
+	cr_assert_not_null(fs.res.staged);
+	emu_codectl_discard(&fs.res);	/* the answer was lost: nothing happened */
+	cr_assert_eq(emu_registry_count(fs.registry), 0);
+	cr_assert_eq(emu_codectl_prepare(&fs.policy, &fs.space, &c, &fs.res), 0);
+	cr_assert_eq(emu_codectl_commit(&fs.space, &fs.res), 0);
+	cr_assert_eq(emu_registry_count(fs.registry), 1);
+	cr_assert_eq(fs.res.reg->text_start, FAKE_TEXT_A);
+	cr_assert_null(fs.res.staged);
+}
+
+Test(codectl, prepared_unregister_keeps_the_registration_until_commit)
+{
+	struct code_elf_info e = elf_info(FAKE_TEXT_A);
+	struct emu_call c = { .option = CODE_UNREGISTER, .info = FAKE_TEXT_A };
+
+	cr_assert_eq(call_elf(&e), 0);
+	cr_assert_eq(emu_codectl_prepare(&fs.policy, &fs.space, &c, &fs.res), 0);
+	emu_codectl_discard(&fs.res);
+	cr_assert_eq(emu_registry_count(fs.registry), 1);
+	cr_assert_eq(emu_codectl_prepare(&fs.policy, &fs.space, &c, &fs.res), 0);
+	cr_assert_eq(emu_codectl_commit(&fs.space, &fs.res), 0);
+	cr_assert_eq(fs.res.removed, 1);
+	cr_assert_eq(emu_registry_count(fs.registry), 0);
+}
