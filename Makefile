@@ -40,6 +40,9 @@ LIBEMU := $(O)/libemu.a
 
 SUPERVISOR_LIB_SRC := supervisor/proc_maps.c supervisor/remote_mem.c
 SUPERVISOR_LIB_OBJ := $(SUPERVISOR_LIB_SRC:%.c=$(O)/obj/%.o)
+SUPERVISOR_SRC := $(wildcard supervisor/*.c)
+SUPERVISOR_OBJ := $(SUPERVISOR_SRC:%.c=$(O)/obj/%.o)
+CODECTL_RUN := $(O)/codectl-run
 
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/obj/%.o)
@@ -53,6 +56,10 @@ DIFF_NAMES := $(notdir $(DIFF_SRC:.c=))
 DIFF_VARIANTS := O0-fp O0-nofp O2-fp O2-nofp
 DIFF_OBJS := $(foreach n,$(DIFF_NAMES),$(foreach v,$(DIFF_VARIANTS),$(B)/diff-objs/$(n)-$(v)))
 DIFF_BIN := $(O)/tests/libsframe-diff
+
+# The ABI conformance suite: include/ and the test SFrame writer only.
+ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c
+ABI_BIN := $(O)/tests/abi-conformance
 
 # Live-stack unwinder tests, compiled with .sframe at -O0 and -O2.
 LIVE_SRC := $(wildcard tests/unwind/*.c)
@@ -73,7 +80,7 @@ UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
 	install clean
 .DELETE_ON_ERROR:
 
-all: $(DEPS_STAMP) $(LIBEMU) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(ABI_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 # Install what is missing when root; otherwise name it and stop.
 deps: $(DEPS_STAMP)
@@ -101,6 +108,13 @@ $(O)/obj/%.o: %.c | $(DEPS_STAMP)
 $(LIBEMU): $(EMU_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+$(CODECTL_RUN): $(SUPERVISOR_OBJ) $(LIBEMU)
+	$(CC) $(LDFLAGS) $^ -o $@ -lseccomp
+
+$(ABI_BIN): $(ABI_SRC) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(CFLAGS) $(ABI_SRC) -o $@ -lpthread
 
 $(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"'
 $(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(LIBEMU)

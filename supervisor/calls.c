@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/* codectl notifications: from a seccomp_notif to an answer and a registry change. */
+#include <errno.h>
+#include <linux/audit.h>
+#include <string.h>
+
+#include "calls.h"
+#include "remote_mem.h"
+#include "trace_line.h"
+
+static struct emu_call call_of(const struct seccomp_notif *req)
+{
+	/* option and flags are unsigned int: the upper halves of the registers are ignored */
+	return (struct emu_call){
+		.option = (unsigned int)req->data.args[0],
+		.info = req->data.args[1],
+		.info_size = req->data.args[2],
+		.flags = (unsigned int)req->data.args[3],
+	};
+}
+
+/* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
+static int prepare(struct supervisor *s, struct proc *p, pid_t tid, const struct emu_call *c,
+		   struct emu_call_result *res)
+{
+	struct remote_mem rm = { .pid = tid };
+	struct emu_accessor mem = remote_mem_accessor(&rm);
+	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps };
+	bool fresh = false;
+	int err;
+
+	if (!p->as->maps_valid) {
+		sv_refresh_maps(s, p, tid);
+		fresh = true;
+	}
+	err = emu_codectl_prepare(&s->policy, &sp, c, res);
+	if (err != -EINVAL || fresh)
+		return err;
+	emu_codectl_discard(res);
+	sv_refresh_maps(s, p, tid);
+	return emu_codectl_prepare(&s->policy, &sp, c, res);
+}
+
+static void note_kernel_refusals(struct supervisor *s, struct proc *p,
+				 const struct emu_call_result *res)
+{
+	uint32_t kr = res->verdict.kernel_refusals;
+
+	for (unsigned int bit = 0; kr && bit < 32; bit++) {
+		if (!(kr & (1u << bit)))
+			continue;
+		if (!p->stats.kernel_refusals[bit]++ && !s->opts.trace)
+			sv_note(s, "pid %d: accepted registrations the Linux SFrame patches would "
+				   "refuse: they require %s", (int)p->tgid,
+				emu_kernel_rule_text(1u << bit));
+	}
+}
+
+static void count(struct proc *p, const struct emu_call_result *res, int err)
+{
+	if (err) {
+		p->stats.rejected++;
+		p->stats.rejected_by_rule[res->verdict.rule]++;
+	} else if (res->option == CODE_UNREGISTER) {
+		p->stats.unregistered++;
+	} else {
+		p->stats.accepted++;
+	}
+}
+
+static void report(struct supervisor *s, struct proc *p, pid_t tid, const struct emu_call *c,
+		   const struct emu_call_result *res, int err)
+{
+	char line[1024];
+
+	count(p, res, err);
+	if (!err)
+		note_kernel_refusals(s, p, res);
+	if (!s->opts.trace)
+		return;
+	trace_line_format(line, sizeof(line), tid, c, res, err);
+	if (!err && res->verdict.kernel_refusals)
+		fprintf(s->log, "%s [kernel patches would refuse: %s]\n", line,
+			emu_kernel_rule_text(res->verdict.kernel_refusals &
+					     -res->verdict.kernel_refusals));
+	else
+		fprintf(s->log, "%s\n", line);
+}
+
+/* Answer; commit only when the answer reached the caller. */
+static void answer(struct supervisor *s, struct proc *p, pid_t tid, const struct emu_call *c,
+		   struct emu_call_result *res, int err)
+{
+	struct emu_space sp = { .registry = p->as->registry, .maps = &p->as->maps };
+	uint64_t id = s->notifier.req->id;
+	int sent;
+
+	if (!notifier_id_valid(&s->notifier, id))
+		return;		/* the caller is gone or was interrupted: it will re-issue */
+	sent = notifier_respond(&s->notifier, id, err);
+	if (sent) {
+		if (sent != -ENOENT)
+			sv_log(s, "pid %d: answering codectl failed: %s", (int)tid, strerror(-sent));
+		p->stats.interrupted++;
+		return;
+	}
+	if (!err && emu_codectl_commit(&sp, res))
+		sv_log(s, "pid %d: internal error: registry changed between check and commit",
+		       (int)tid);
+	report(s, p, tid, c, res, err);
+}
+
+void sv_handle_notification(struct supervisor *s)
+{
+	struct seccomp_notif *req = s->notifier.req;
+	struct emu_call_result res = { 0 };
+	struct emu_call c;
+	struct proc *p;
+	pid_t tid;
+	int err;
+
+	err = notifier_receive(&s->notifier);
+	if (err) {
+		if (err != -ENOENT && err != -EINTR)
+			sv_log(s, "receiving a notification failed: %s", strerror(-err));
+		return;
+	}
+	tid = (pid_t)req->pid;
+	c = call_of(req);
+	p = tid ? sv_proc_of(s, tid) : NULL;
+	if (!p || req->data.nr != s->opts.nr || req->data.arch != AUDIT_ARCH_X86_64) {
+		/* not a call we can place (or no longer): the kernel's answer */
+		notifier_respond(&s->notifier, req->id, -ENOSYS);
+		return;
+	}
+	err = prepare(s, p, tid, &c, &res);
+	answer(s, p, tid, &c, &res, err);
+	emu_codectl_discard(&res);
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl-run: run a program with codectl(2) emulated for it and its whole
+ * process tree. One thread, one event loop: epoll over the seccomp listener,
+ * a signalfd (SIGCHLD and the signals forwarded to the program) and the
+ * exec-error pipe.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "events.h"
+#include "launch.h"
+#include "summary.h"
+#include "supervisor.h"
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
+
+static int open_log(struct supervisor *s)
+{
+	s->log = stderr;
+	if (!s->opts.log_path)
+		return 0;
+	s->log = fopen(s->opts.log_path, "we");
+	if (s->log)
+		return 0;
+	fprintf(stderr, "codectl-run: cannot open %s: %s\n", s->opts.log_path, strerror(errno));
+	s->log = stderr;
+	return -1;
+}
+
+/* Block SIGCHLD and the forwarded signals; they arrive on a signalfd. */
+static int setup_signals(struct supervisor *s, sigset_t *orig)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	if (sigprocmask(SIG_BLOCK, &set, orig))
+		return -1;
+	s->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->signal_fd < 0 ? -1 : 0;
+}
+
+static int watch(struct supervisor *s, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* The signal was sent to us by a process (not by the terminal to the whole group). */
+static void on_signal(struct supervisor *s)
+{
+	struct signalfd_siginfo si;
+	const struct proc *p;
+
+	while (read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			sv_reap(s);
+			continue;
+		}
+		if (si.ssi_code != SI_USER && si.ssi_code != SI_QUEUE)
+			continue;	/* from the terminal: the program got its own */
+		if (!s->child_reaped) {
+			kill(s->child, (int)si.ssi_signo);
+			continue;
+		}
+		for (p = s->tree.procs; p; p = p->next)
+			if (!p->exited)
+				kill(p->tgid, (int)si.ssi_signo);
+	}
+}
+
+static void on_exec_error(struct supervisor *s)
+{
+	int err = 0;
+	ssize_t n = read(s->exec_err_fd, &err, sizeof(err));
+
+	if (n == sizeof(err))
+		sv_log(s, "%s: %s", s->opts.argv[0], strerror(err));
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, s->exec_err_fd, NULL);
+	close(s->exec_err_fd);
+	s->exec_err_fd = -1;
+}
+
+static void on_listener(struct supervisor *s, uint32_t events)
+{
+	if (events & EPOLLIN)
+		sv_handle_notification(s);
+	else if (events & (EPOLLHUP | EPOLLERR)) {
+		s->listener_hup = true;
+		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, s->notifier.fd, NULL);
+	}
+}
+
+static bool finished(const struct supervisor *s)
+{
+	if (!s->child_reaped)
+		return false;
+	if (s->traced)
+		return s->tree.live_threads == 0;
+	return s->listener_hup || s->notifier.fd < 0;
+}
+
+static void event_loop(struct supervisor *s)
+{
+	struct epoll_event ev[16];
+	int n;
+
+	while (!finished(s)) {
+		n = epoll_wait(s->epoll_fd, ev, 16, -1);
+		if (n < 0 && errno != EINTR) {
+			sv_log(s, "epoll_wait: %s", strerror(errno));
+			return;
+		}
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.fd == s->signal_fd)
+				on_signal(s);
+			else if (ev[i].data.fd == s->exec_err_fd)
+				on_exec_error(s);
+			else if (ev[i].data.fd == s->notifier.fd)
+				on_listener(s, ev[i].events);
+		}
+	}
+}
+
+static int exit_status(const struct supervisor *s)
+{
+	if (WIFEXITED(s->child_status))
+		return WEXITSTATUS(s->child_status);
+	if (WIFSIGNALED(s->child_status))
+		return 128 + WTERMSIG(s->child_status);
+	return 1;
+}
+
+static int start(struct supervisor *s, const sigset_t *orig)
+{
+	struct notify_filter filter;
+	struct launch l;
+	int err;
+
+	err = notify_filter_build(&filter, s->opts.nr);
+	if (err) {
+		sv_log(s, "cannot build the seccomp filter: %s", strerror(-err));
+		return err;
+	}
+	err = launch_program(s->opts.argv, &filter, orig, s->opts.require_ptrace, &l);
+	notify_filter_free(&filter);
+	if (err) {
+		sv_log(s, "cannot start %s: %s%s", s->opts.argv[0], strerror(-err),
+		       s->opts.require_ptrace && !l.traced ? " (ptrace refused: is codectl-run "
+							   "itself being traced?)" : "");
+		return err;
+	}
+	s->child = l.pid;
+	s->traced = l.traced;
+	s->exec_err_fd = l.exec_err_fd;
+	if (!l.traced)
+		sv_log(s, "cannot trace %s (ptrace: %s; is codectl-run itself being traced?): "
+			  "running without process-tree tracking: forks start without "
+			  "registrations, exec neither clears nor registers", s->opts.argv[0],
+		       strerror(l.seize_errno));
+	if (l.listener >= 0 && notifier_init(&s->notifier, l.listener, true))
+		return -ENOMEM;
+	s->notifier.fd = l.listener;
+	s->notifier.wait_killable = l.wait_killable;
+	return 0;
+}
+
+/* The program's first process and thread, known before its first stop. */
+static int track_child(struct supervisor *s)
+{
+	struct proc *p = tracees_new_proc(&s->tree, s->child, 0, NULL);
+	struct thread *th = p ? tracees_add_thread(&s->tree, s->child) : NULL;
+
+	if (!th)
+		return -ENOMEM;
+	th->attached = true;
+	proc_set_thread(p, th);
+	snprintf(p->exe, sizeof(p->exe), "%s", s->opts.argv[0]);
+	return 0;
+}
+
+static int setup(struct supervisor *s, sigset_t *orig)
+{
+	s->policy = emu_policy_default();
+	s->policy.profile = s->opts.strict ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
+	s->policy.max_sframe_size = s->opts.max_sframe_size;
+	s->notifier.fd = -1;
+	s->exec_err_fd = -1;
+	tracees_init(&s->tree, s->opts.max_registrations);
+	/* orphans of the program come back to us; the program cannot ptrace or read us */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_DUMPABLE, 0);
+	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epoll_fd < 0 || setup_signals(s, orig) || watch(s, s->signal_fd)) {
+		sv_log(s, "cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	if (start(s, orig) || track_child(s))
+		return -1;
+	if ((s->notifier.fd >= 0 && watch(s, s->notifier.fd)) ||
+	    (s->exec_err_fd >= 0 && watch(s, s->exec_err_fd))) {
+		sv_log(s, "cannot watch the listener: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void teardown(struct supervisor *s)
+{
+	if (s->notifier.fd >= 0)
+		close(s->notifier.fd);
+	notifier_free(&s->notifier);
+	tracees_free(&s->tree);
+	if (s->log != stderr)
+		fclose(s->log);
+}
+
+int main(int argc, char **argv)
+{
+	struct supervisor s = { 0 };
+	sigset_t orig;
+	int err = opts_parse(argc, argv, &s.opts), status = 1;
+
+	if (err)
+		return err == OPTS_EXIT_OK ? 0 : 2;
+	if (open_log(&s))
+		return 1;
+	if (!setup(&s, &orig)) {
+		event_loop(&s);
+		if (!s.opts.quiet)
+			sv_print_summary(&s);
+		status = exit_status(&s);
+	} else if (s.child > 0 && !s.child_reaped) {
+		kill(s.child, SIGKILL);
+	}
+	teardown(&s);
+	return status;
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/* codectl-run's command line, parsed with getopt_long as strace and perf users expect. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <linux/codectl.h>
+
+#include "emu/codectl_call.h"
+#include "emu/registry.h"
+#include "options.h"
+#include "version.h"
+
+enum {
+	OPT_NR = 256,
+	OPT_STRICT,
+	OPT_TRACE,
+	OPT_MAX_REG,
+	OPT_MAX_SFRAME,
+	OPT_NO_EXEC_REG,
+	OPT_REQUIRE_PTRACE,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "nr", required_argument, NULL, OPT_NR },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "max-registrations", required_argument, NULL, OPT_MAX_REG },
+	{ "max-sframe-size", required_argument, NULL, OPT_MAX_SFRAME },
+	{ "no-exec-registration", no_argument, NULL, OPT_NO_EXEC_REG },
+	{ "require-ptrace", no_argument, NULL, OPT_REQUIRE_PTRACE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: codectl-run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+		"Run PROGRAM with codectl(2) emulated for it and every process it starts.\n"
+		"\n"
+		"  --nr N                  trap system call number N (default %d)\n"
+		"  --strict                the Linux SFrame patches' acceptance rules; forked\n"
+		"                          children start without registrations; callers are\n"
+		"                          looked up at their return address\n"
+		"  -o, --output FILE       write the log, trace and summary to FILE (default stderr)\n"
+		"      --trace             one line per codectl call, strace style\n"
+		"      --max-registrations N\n"
+		"                          registrations per process before ENOSPC (default %d)\n"
+		"      --max-sframe-size BYTES\n"
+		"                          largest SFrame section accepted (default %u)\n"
+		"      --no-exec-registration\n"
+		"                          do not register PT_GNU_SFRAME of the program and its\n"
+		"                          interpreter at execve\n"
+		"      --require-ptrace    fail instead of running without process-tree tracking\n"
+		"  -q, --quiet             no exit summary and no notes\n"
+		"  -h, --help              this help\n"
+		"      --version           version\n"
+		"\n"
+		"codectl-run exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
+		"127 if PROGRAM was not found, 126 if it could not be executed.\n"
+		"See codectl-run(1) and codectl(2).\n",
+		CODECTL_NR_DEFAULT, EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE);
+}
+
+/* A positive decimal number up to @max; -1 on anything else. */
+static long long parse_count(const char *s, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s || *end || v < 0 || v > max)
+		return -1;
+	return v;
+}
+
+static int set_number(const char *name, const char *arg, long long max, long long *out)
+{
+	*out = parse_count(arg, max);
+	if (*out >= 0)
+		return 0;
+	fprintf(stderr, "codectl-run: invalid %s '%s'\n", name, arg);
+	return OPTS_EXIT_USAGE;
+}
+
+static int parse_one(int c, struct run_opts *o)
+{
+	long long v = 0;
+	int err = 0;
+
+	switch (c) {
+	case OPT_NR:
+		err = set_number("--nr", optarg, INT_MAX, &v);
+		o->nr = (long)v;
+		break;
+	case OPT_STRICT:
+		o->strict = true;
+		break;
+	case 'o':
+		o->log_path = optarg;
+		break;
+	case OPT_TRACE:
+		o->trace = true;
+		break;
+	case OPT_MAX_REG:
+		err = set_number("--max-registrations", optarg, 1 << 24, &v);
+		o->max_registrations = (size_t)v;
+		break;
+	case OPT_MAX_SFRAME:
+		err = set_number("--max-sframe-size", optarg, 1ll << 32, &v);
+		o->max_sframe_size = (size_t)v;
+		break;
+	case OPT_NO_EXEC_REG:
+		o->exec_registration = false;
+		break;
+	case OPT_REQUIRE_PTRACE:
+		o->require_ptrace = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'h':
+		usage(stdout);
+		return OPTS_EXIT_OK;
+	case OPT_VERSION:
+		printf("codectl-run %s\n", CODECTL_EMU_VERSION);
+		return OPTS_EXIT_OK;
+	default:
+		fprintf(stderr, "Try 'codectl-run --help' for more information.\n");
+		return OPTS_EXIT_USAGE;
+	}
+	return err;
+}
+
+int opts_parse(int argc, char **argv, struct run_opts *o)
+{
+	int c, err;
+
+	*o = (struct run_opts){
+		.nr = CODECTL_NR_DEFAULT,
+		.max_registrations = EMU_REGISTRY_DEFAULT_LIMIT,
+		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
+		.exec_registration = true,
+	};
+	/* "+": stop at the first non-option, so PROGRAM's own options stay its own */
+	while ((c = getopt_long(argc, argv, "+o:qh", long_opts, NULL)) != -1) {
+		err = parse_one(c, o);
+		if (err)
+			return err;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "codectl-run: no PROGRAM given\n"
+				"Try 'codectl-run --help' for more information.\n");
+		return OPTS_EXIT_USAGE;
+	}
+	o->argv = &argv[optind];
+	return 0;
+}

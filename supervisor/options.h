@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* codectl-run's command line. */
+#ifndef SUPERVISOR_OPTIONS_H
+#define SUPERVISOR_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/**
+ * struct run_opts - what the user asked for
+ * @nr: the system call number trapped (--nr; default CODECTL_NR_DEFAULT)
+ * @strict: the kernel patches' acceptance rules, fork and caller lookup
+ * @log_path: -o FILE, or NULL for stderr
+ * @trace: one line per codectl call
+ * @quiet: no exit summary and no notes (errors still print)
+ * @max_registrations: per-process limit (ENOSPC beyond it)
+ * @max_sframe_size: largest section copied at registration, bytes
+ * @exec_registration: register PT_GNU_SFRAME at every execve, as binfmt_elf does
+ * @require_ptrace: refuse to run without process-tree tracking
+ * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
+ */
+struct run_opts {
+	long nr;
+	bool strict;
+	const char *log_path;
+	bool trace;
+	bool quiet;
+	size_t max_registrations;
+	size_t max_sframe_size;
+	bool exec_registration;
+	bool require_ptrace;
+	char **argv;
+};
+
+/* opts_parse() results besides 0 (run the program) */
+#define OPTS_EXIT_OK	1	/* --help or --version was printed: exit 0 */
+#define OPTS_EXIT_USAGE	2	/* a usage error was printed: exit 2 */
+
+/**
+ * opts_parse() - parse codectl-run's arguments into @o
+ * Return: 0, OPTS_EXIT_OK or OPTS_EXIT_USAGE (messages already printed).
+ */
+int opts_parse(int argc, char **argv, struct run_opts *o);
+
+#endif /* SUPERVISOR_OPTIONS_H */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* codectl-run's state: options, the listener, the process tree, the log. */
+#ifndef SUPERVISOR_SUPERVISOR_H
+#define SUPERVISOR_SUPERVISOR_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "emu/codectl_call.h"
+#include "notify.h"
+#include "options.h"
+#include "tracees.h"
+
+/**
+ * struct supervisor - everything one run owns (created in main, no globals)
+ * @child: the program started; @child_status: its wait status once reaped
+ * @traced: process-tree tracking (ptrace) is on
+ * @exec_err_fd: see struct launch; -1 once closed
+ */
+struct supervisor {
+	struct run_opts opts;
+	struct emu_policy policy;
+	FILE *log;
+	struct notifier notifier;
+	int epoll_fd;
+	int signal_fd;
+	int exec_err_fd;
+	pid_t child;
+	int child_status;
+	bool child_reaped;
+	bool traced;
+	bool listener_hup;
+	struct tracees tree;
+};
+
+/** sv_log() - a line on the log, "codectl-run: " first. */
+void sv_log(struct supervisor *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** sv_note() - like sv_log(), but not with -q. */
+void sv_note(struct supervisor *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * sv_proc_of() - the process that thread @tid belongs to
+ * Without process-tree tracking, processes are created on first sight
+ * (from /proc/TID/status). Return: NULL if the thread is unknown and gone.
+ */
+struct proc *sv_proc_of(struct supervisor *s, pid_t tid);
+
+/** sv_refresh_maps() - re-read @p's mappings (from @tid) and drop stale registrations. */
+int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid);
+
+/** sv_proc_exited() - @p has no threads left: count what it left and drop it. */
+void sv_proc_exited(struct supervisor *s, struct proc *p);
+
+#endif /* SUPERVISOR_SUPERVISOR_H */

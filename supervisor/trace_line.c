@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --trace lines: the call's decoded arguments and its answer, as strace prints calls. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace_line.h"
+
+struct out {
+	char *buf;
+	size_t len;
+	size_t pos;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->pos >= o->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->pos, o->len - o->pos, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->pos += (size_t)n < o->len - o->pos ? (size_t)n : o->len - o->pos - 1;
+}
+
+const char *errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "E?";
+}
+
+static const char *option_name(unsigned int option)
+{
+	static const char *const names[] = { "CODE_UNREGISTER", "CODE_REGISTER_ELF",
+					     "CODE_REGISTER_JIT", "CODE_REGISTER_SFRAME" };
+
+	return option < 4 ? names[option] : NULL;
+}
+
+static void put_sframe(struct out *o, uint64_t start, uint64_t end,
+		       const struct emu_call_result *res)
+{
+	put(o, ", sframe=%#llx-%#llx", (unsigned long long)start, (unsigned long long)end);
+	if (res->sframe_version)
+		put(o, " v%u %u FDEs", res->sframe_version, res->sframe_fdes);
+}
+
+static void put_identity(struct out *o, const struct code_elf_info *e,
+			 const struct emu_registration *reg)
+{
+	const struct emu_identity *id = reg && (reg->aspects & EMU_ASPECT_IDENTITY) ? &reg->ident : NULL;
+
+	if (e->pathname)
+		id && id->pathname ? put(o, ", path=\"%.200s\"", id->pathname) :
+				     put(o, ", path=%#llx", (unsigned long long)e->pathname);
+	if (e->build_id_len) {
+		put(o, ", build_id=");
+		for (unsigned int i = 0; id && i < id->build_id_len; i++)
+			put(o, "%02x", id->build_id[i]);
+		if (!id)
+			put(o, "%#llx/%u", (unsigned long long)e->build_id, e->build_id_len);
+	}
+	if (e->debug_link_pathname)
+		id && id->debug_link ? put(o, ", debuglink=\"%.200s\" crc=%#x", id->debug_link,
+					   e->debug_link_crc) :
+				       put(o, ", debuglink=%#llx", (unsigned long long)e->debug_link_pathname);
+}
+
+static void put_args(struct out *o, const struct emu_call *c, const struct emu_call_result *res)
+{
+	const struct emu_registration *reg = res->reg ? res->reg : res->staged;
+
+	if (c->option == CODE_UNREGISTER || !res->have_args) {
+		put(o, "%#llx", (unsigned long long)c->info);
+		return;
+	}
+	if (c->option == CODE_REGISTER_ELF) {
+		const struct code_elf_info *e = &res->args.elf;
+
+		put(o, "{text=%#llx-%#llx", (unsigned long long)e->text_start,
+		    (unsigned long long)e->text_end);
+		if (e->sframe_start || e->sframe_end)
+			put_sframe(o, e->sframe_start, e->sframe_end, res);
+		put_identity(o, e, reg);
+	} else if (c->option == CODE_REGISTER_SFRAME) {
+		const struct code_sframe_info *f = &res->args.sframe;
+
+		put(o, "{text=%#llx-%#llx", (unsigned long long)f->text_start,
+		    (unsigned long long)f->text_end);
+		put_sframe(o, f->sframe_start, f->sframe_end, res);
+	} else {
+		const struct code_jit_info *j = &res->args.jit;
+
+		put(o, "{text=%#llx-%#llx, unwind_head=%#llx", (unsigned long long)j->text_start,
+		    (unsigned long long)j->text_end, (unsigned long long)j->unwind_head);
+	}
+	put(o, "}");
+}
+
+size_t trace_line_format(char *buf, size_t len, pid_t tid, const struct emu_call *c,
+			 const struct emu_call_result *res, int err)
+{
+	struct out o = { .buf = buf, .len = len };
+	const char *name = option_name(c->option);
+
+	buf[0] = '\0';
+	put(&o, "[pid %d] codectl(", (int)tid);
+	name ? put(&o, "%s, ", name) : put(&o, "%u, ", c->option);
+	put_args(&o, c, res);
+	put(&o, ", %llu, %u) = ", (unsigned long long)c->info_size, c->flags);
+	if (err)
+		put(&o, "-1 %s (%s)", errno_name(-err), res->verdict.reason);
+	else
+		put(&o, "0");
+	return o.pos;
+}
