@@ -61,6 +61,10 @@ DIFF_BIN := $(O)/tests/libsframe-diff
 ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c
 ABI_BIN := $(O)/tests/abi-conformance
 
+# End-to-end tests: codectl-run driving a test program.
+E2E_PROG := $(O)/tests/e2e-prog
+E2E_BIN := $(O)/tests/e2e-tests
+
 # Live-stack unwinder tests, compiled with .sframe at -O0 and -O2.
 LIVE_SRC := $(wildcard tests/unwind/*.c)
 LIVE_BINS := $(O)/tests/unwind-live-O0 $(O)/tests/unwind-live-O2
@@ -80,7 +84,7 @@ UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
 	install clean
 .DELETE_ON_ERROR:
 
-all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(ABI_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 # Install what is missing when root; otherwise name it and stop.
 deps: $(DEPS_STAMP)
@@ -116,6 +120,15 @@ $(ABI_BIN): $(ABI_SRC) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(CFLAGS) $(ABI_SRC) -o $@ -lpthread
 
+$(E2E_PROG): tests/e2e/e2e_prog.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -Iinclude $(CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
+
+$(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/run_helper.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DE2E_PROG='"$(abspath $(E2E_PROG))"' $(CFLAGS) $^ -o $@ -lcriterion
+
 $(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"'
 $(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
@@ -146,6 +159,9 @@ test: all
 	$(UNIT_BIN)
 	$(DIFF_BIN)
 	for t in $(LIVE_BINS); do $$t || exit 1; done
+	$(ABI_BIN)
+	$(CODECTL_RUN) -q -- $(ABI_BIN)
+	$(E2E_BIN) --jobs 2
 
 check: $(DEPS_STAMP)
 	$(MAKE) test

@@ -15,6 +15,8 @@ enum emu_arch {
  * @sframe_abi: the SFrame header's ABI/arch byte for this architecture
  * @sp_reg, @fp_reg, @ra_reg: DWARF register numbers of SP, FP and the return
  *	address (x86_64: the RA column 16; AArch64: LR, x30)
+ * @ip_reg: DWARF number whose value is the frame's IP (x86_64: 16, RIP),
+ *	or 0xff when there is none
  * @nregs: DWARF register numbers below this are valid in FLEX rules
  * @ra_cfa_off: where the RA is saved when the data says nothing, relative to
  *	the CFA in bytes (x86_64: -8); 0 = it stays in @ra_reg (AArch64)
@@ -25,6 +27,7 @@ struct emu_arch_info {
 	uint8_t sp_reg;
 	uint8_t fp_reg;
 	uint8_t ra_reg;
+	uint8_t ip_reg;
 	uint8_t nregs;
 	int8_t ra_cfa_off;
 };

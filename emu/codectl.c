@@ -16,6 +16,7 @@ struct emu_policy emu_policy_default(void)
 		.arch = EMU_ARCH_X86_64,
 		.profile = EMU_PROFILE_DEFAULT,
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
+		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
 	};
 }
 

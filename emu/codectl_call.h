@@ -20,20 +20,25 @@
 
 /* Largest SFrame section copied at registration, in bytes (configurable). */
 #define EMU_DEFAULT_MAX_SFRAME_SIZE (64u << 20)
+/* Bytes of SFrame sections one address space may hold, all registrations together. */
+#define EMU_DEFAULT_MAX_SFRAME_TOTAL (1024ull << 20)
 
 /**
  * struct emu_policy - how the emulated kernel behaves
  * @arch: the caller's architecture (SFrame ABI/arch byte, registers)
  * @profile: EMU_PROFILE_DEFAULT or EMU_PROFILE_STRICT (kernel patches' rules)
  * @max_sframe_size: cap on a section's size, bytes; larger ones get ENOMEM
+ * @max_sframe_total: cap on the bytes of all sections registered in one
+ *	address space (each registration counts its section); beyond it, ENOMEM
  */
 struct emu_policy {
 	enum emu_arch arch;
 	enum emu_profile profile;
 	size_t max_sframe_size;
+	uint64_t max_sframe_total;
 };
 
-/** emu_policy_default() - x86_64, default profile, 64 MiB sections. */
+/** emu_policy_default() - x86_64, default profile, 64 MiB sections, 1 GiB in all. */
 struct emu_policy emu_policy_default(void);
 
 /**

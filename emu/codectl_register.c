@@ -62,6 +62,12 @@ int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
 		return emu_reject(&res->verdict, EMU_R_SFRAME_TOO_BIG,
 				  "sframe section of %llu bytes above the %zu-byte limit",
 				  (unsigned long long)len, p->max_sframe_size);
+	if (emu_registry_sframe_bytes(sp->registry) + len > p->max_sframe_total)
+		return emu_reject(&res->verdict, EMU_R_SFRAME_BUDGET,
+				  "sframe sections would take %llu bytes, above this process's "
+				  "%llu-byte budget",
+				  (unsigned long long)(emu_registry_sframe_bytes(sp->registry) + len),
+				  (unsigned long long)p->max_sframe_total);
 	buf = malloc(len);
 	if (!buf)
 		return emu_reject(&res->verdict, EMU_R_NOMEM, "out of memory");

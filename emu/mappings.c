@@ -60,8 +60,9 @@ const struct emu_vma *emu_mappings_find(const struct emu_mappings *m, uint64_t a
 	return &m->vma[i];
 }
 
-bool emu_mappings_covers(const struct emu_mappings *m, uint64_t start, uint64_t end,
-			 unsigned int prot)
+/* The mappings from @start on cover [start, end) with @prot, none touching @avoid. */
+static bool covers(const struct emu_mappings *m, uint64_t start, uint64_t end, unsigned int prot,
+		   uint64_t avoid_start, uint64_t avoid_end)
 {
 	size_t i = first_ending_above(m, start);
 	uint64_t pos = start;
@@ -73,9 +74,23 @@ bool emu_mappings_covers(const struct emu_mappings *m, uint64_t start, uint64_t 
 
 		if (v->start > pos || (v->prot & prot) != prot)
 			return false;
+		if (v->start < avoid_end && avoid_start < v->end)
+			return false;
 		pos = v->end;
 	}
 	return pos >= end;
+}
+
+bool emu_mappings_covers(const struct emu_mappings *m, uint64_t start, uint64_t end,
+			 unsigned int prot)
+{
+	return covers(m, start, end, prot, 0, 0);
+}
+
+bool emu_mappings_covers_apart(const struct emu_mappings *m, uint64_t start, uint64_t end,
+			       unsigned int prot, uint64_t avoid_start, uint64_t avoid_end)
+{
+	return covers(m, start, end, prot, avoid_start, avoid_end);
 }
 
 bool emu_mappings_within_one(const struct emu_mappings *m, uint64_t start, uint64_t end,

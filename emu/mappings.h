@@ -52,6 +52,13 @@ const struct emu_vma *emu_mappings_find(const struct emu_mappings *m, uint64_t a
 bool emu_mappings_covers(const struct emu_mappings *m, uint64_t start, uint64_t end,
 			 unsigned int prot);
 
+/**
+ * emu_mappings_covers_apart() - like emu_mappings_covers(), and no mapping used
+ * to cover [@start, @end) holds a byte of [@avoid_start, @avoid_end)
+ */
+bool emu_mappings_covers_apart(const struct emu_mappings *m, uint64_t start, uint64_t end,
+			       unsigned int prot, uint64_t avoid_start, uint64_t avoid_end);
+
 /** emu_mappings_within_one() - does one mapping with all of @prot hold [@start, @end)? */
 bool emu_mappings_within_one(const struct emu_mappings *m, uint64_t start, uint64_t end,
 			     unsigned int prot);

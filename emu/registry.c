@@ -21,6 +21,7 @@ struct emu_registry {
 	struct reg_index ident;
 	size_t count;
 	size_t limit;
+	uint64_t sframe_bytes;
 };
 
 /* Number of entries starting below @addr (or at it, with @or_equal). */
@@ -179,13 +180,15 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 		index_insert(&r->unwind, reg);
 	if (reg->aspects & EMU_ASPECT_IDENTITY)
 		index_insert(&r->ident, reg);
+	if (reg->sframe)
+		r->sframe_bytes += emu_sframe_size(reg->sframe);
 	r->count++;
 	return 0;
 }
 
 /* Take @aspect away from the registration at @text_start; NULL if none has it. */
-static struct emu_registration *take_aspect(struct reg_index *x, uint64_t text_start,
-					    unsigned int aspect)
+static struct emu_registration *take_aspect(struct emu_registry *r, struct reg_index *x,
+					    uint64_t text_start, unsigned int aspect)
 {
 	struct emu_registration *reg = index_take(x, text_start);
 
@@ -193,6 +196,8 @@ static struct emu_registration *take_aspect(struct reg_index *x, uint64_t text_s
 		return NULL;
 	reg->aspects &= ~aspect;
 	if (aspect == EMU_ASPECT_UNWIND) {
+		if (reg->sframe)
+			r->sframe_bytes -= emu_sframe_size(reg->sframe);
 		emu_sframe_put(reg->sframe);
 		reg->sframe = NULL;
 		reg->unwind_kind = EMU_UNWIND_NONE;
@@ -218,9 +223,9 @@ int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned in
 	int n;
 
 	if (aspects & EMU_ASPECT_UNWIND)
-		u = take_aspect(&r->unwind, text_start, EMU_ASPECT_UNWIND);
+		u = take_aspect(r, &r->unwind, text_start, EMU_ASPECT_UNWIND);
 	if (aspects & EMU_ASPECT_IDENTITY)
-		d = take_aspect(&r->ident, text_start, EMU_ASPECT_IDENTITY);
+		d = take_aspect(r, &r->ident, text_start, EMU_ASPECT_IDENTITY);
 	if (u == d)
 		n = settle(r, u);
 	else
@@ -243,6 +248,11 @@ const struct emu_registration *emu_registry_find_identity(const struct emu_regis
 size_t emu_registry_count(const struct emu_registry *r)
 {
 	return r->count;
+}
+
+uint64_t emu_registry_sframe_bytes(const struct emu_registry *r)
+{
+	return r->sframe_bytes;
 }
 
 size_t emu_registry_limit(const struct emu_registry *r)
@@ -285,6 +295,7 @@ void emu_registry_clear(struct emu_registry *r)
 	r->unwind.n = 0;
 	r->ident.n = 0;
 	r->count = 0;
+	r->sframe_bytes = 0;
 }
 
 void emu_registry_free(struct emu_registry *r)

@@ -133,6 +133,9 @@ void emu_registry_clear(struct emu_registry *r);
 /** emu_registry_count() - number of registrations. */
 size_t emu_registry_count(const struct emu_registry *r);
 
+/** emu_registry_sframe_bytes() - bytes of SFrame sections its registrations hold. */
+uint64_t emu_registry_sframe_bytes(const struct emu_registry *r);
+
 /** emu_registry_limit() - the limit given to emu_registry_new(). */
 size_t emu_registry_limit(const struct emu_registry *r);
 

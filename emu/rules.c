@@ -32,6 +32,7 @@ static const struct {
 	[EMU_R_BUILD_ID_FAULT] = { "build-id-fault", EFAULT },
 	[EMU_R_SFRAME_FAULT] = { "sframe-fault", EFAULT },
 	[EMU_R_SFRAME_TOO_BIG] = { "sframe-too-big", ENOMEM },
+	[EMU_R_SFRAME_BUDGET] = { "sframe-budget", ENOMEM },
 	[EMU_R_NOMEM] = { "nomem", ENOMEM },
 	[EMU_R_JIT_HEAD_FAULT] = { "jit-head-fault", EFAULT },
 	[EMU_R_JIT_HEAD_ALIGN] = { "jit-head-align", EINVAL },

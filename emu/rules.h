@@ -33,6 +33,7 @@ enum emu_rule {
 	EMU_R_BUILD_ID_FAULT,		/* EFAULT: build id unreadable */
 	EMU_R_SFRAME_FAULT,		/* EFAULT: sframe bytes unreadable */
 	EMU_R_SFRAME_TOO_BIG,		/* ENOMEM: section above the emulator's size cap */
+	EMU_R_SFRAME_BUDGET,		/* ENOMEM: the address space's sections above their budget */
 	EMU_R_NOMEM,			/* ENOMEM: the emulator ran out of memory */
 	EMU_R_JIT_HEAD_FAULT,		/* EFAULT: JIT table header unreadable */
 	EMU_R_JIT_HEAD_ALIGN,		/* EINVAL: JIT table header not 8-byte aligned */

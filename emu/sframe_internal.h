@@ -15,6 +15,9 @@
  * @fdes_pos, @fres_pos, @fres_end: byte offsets in @data of the FDE
  *	sub-section, the FRE sub-section and its end
  * @fde_size: bytes per FDE (v1 17, v2 20, v3 16)
+ * @big, @nbig, @fre_pos: FRE index of the functions with more than
+ *	EMU_SF_INDEX_MIN FREs, so their lookup is a binary search: @big[k] names
+ *	such an FDE and where its FREs' byte offsets start in @fre_pos (owned)
  */
 struct emu_sframe_section {
 	unsigned int refs;
@@ -27,7 +30,24 @@ struct emu_sframe_section {
 	size_t fres_end;
 	size_t fde_size;
 	const struct emu_arch_info *arch;
+	struct emu_sf_big_fde *big;
+	uint32_t nbig;
+	uint32_t *fre_pos;
 };
+
+#define EMU_SF_INDEX_MIN 32
+
+struct emu_sf_big_fde {
+	uint32_t fde;
+	uint32_t first;
+};
+
+/* Build the FRE index of a validated section; 0 or -ENOMEM. */
+int emu_sf_build_index(struct emu_sframe_section *s);
+
+/* Read the FRE start at byte offset @pos (no bounds check: validated data). */
+uint32_t emu_sf_fre_start_at(const struct emu_sframe_section *s, const struct emu_sframe_fde *fde,
+			     size_t pos);
 
 static inline uint16_t sf_u16(const uint8_t *p)
 {

@@ -35,15 +35,55 @@ int emu_sframe_fde_at(const struct emu_sframe_section *s, uint32_t idx,
 	return emu_sf_decode_fde(s, idx, fde) ? -EFAULT : 0;
 }
 
-/* The last FRE of @fde whose start is <= @ip_off; -ENOENT if none. */
-static int find_fre(const struct emu_sframe_section *s, const struct emu_sframe_fde *fde,
-		    uint32_t ip_off, struct emu_sframe_fre *out)
+/* The index entry of FDE @idx when it has one, else NULL. */
+static const struct emu_sf_big_fde *big_fde(const struct emu_sframe_section *s, uint32_t idx)
 {
+	uint32_t lo = 0, hi = s->nbig;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->big[mid].fde < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nbig && s->big[lo].fde == idx ? &s->big[lo] : NULL;
+}
+
+/* Indexed FDE: binary search over the FRE starts (validated: strictly increasing). */
+static int find_fre_indexed(const struct emu_sframe_section *s, const struct emu_sframe_fde *fde,
+			    const uint32_t *pos, uint32_t ip_off, struct emu_sframe_fre *out)
+{
+	uint32_t lo = 0, hi = fde->num_fres;
+	size_t at;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (emu_sf_fre_start_at(s, fde, pos[mid]) <= ip_off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	at = pos[lo - 1];
+	return emu_sf_decode_fre(s, fde, &at, out) ? -EFAULT : 0;
+}
+
+/* The last FRE of FDE @idx whose start is <= @ip_off; -ENOENT if none. */
+static int find_fre(const struct emu_sframe_section *s, uint32_t idx,
+		    const struct emu_sframe_fde *fde, uint32_t ip_off, struct emu_sframe_fre *out)
+{
+	const struct emu_sf_big_fde *big = fde->num_fres > EMU_SF_INDEX_MIN ? big_fde(s, idx) : NULL;
 	struct emu_sframe_fre fre;
 	size_t pos = fde->fres_pos;
 	uint32_t j;
 	bool found = false;
 
+	if (big)
+		return find_fre_indexed(s, fde, s->fre_pos + big->first, ip_off, out);
 	for (j = 0; j < fde->num_fres; j++) {
 		if (emu_sf_decode_fre(s, fde, &pos, &fre))
 			return -EFAULT;
@@ -77,7 +117,7 @@ int emu_sframe_find(const struct emu_sframe_section *s, uint64_t ip, uint32_t *f
 		*fde_idx = idx;
 	if (fde->pcmask)
 		ip_off %= fde->rep_size;
-	return find_fre(s, fde, (uint32_t)ip_off, fre);
+	return find_fre(s, idx, fde, (uint32_t)ip_off, fre);
 }
 
 int emu_sframe_find_rule(const struct emu_sframe_section *s, uint64_t ip,

@@ -137,10 +137,8 @@ enum emu_rule emu_sf_fre_rule(const struct emu_sframe_section *s,
 		.signal_frame = fde->signal,
 		.ra_mangled = EMU_SF_FRE_MANGLED_RA(fre->info),
 	};
-	/* No data words: the outermost frame (v2 erratum, v3); v1 predates it. */
+	/* No data words: the outermost frame (codectl-abi.md, "Unwinding" step 3) */
 	if (fre->count == 0) {
-		if (s->hdr.version == 1)
-			return EMU_R_SF_FRE_OFFSET_COUNT;
 		rule->outermost = true;
 		return EMU_R_OK;
 	}

@@ -92,21 +92,21 @@ static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
 	return 0;
 }
 
-/* Inside the text, or wholly outside it in another executable mapping. */
-static int check_fde_text(const struct emu_sframe_section *s, const struct emu_sframe_params *p,
-			  uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v)
+/*
+ * Inside the text; or wholly inside executable mappings that hold no byte of
+ * the text: another PF_X segment of the same object, registered separately.
+ */
+static int check_fde_text(const struct emu_sframe_params *p, uint32_t i,
+			  const struct emu_sframe_fde *fde, struct emu_verdict *v)
 {
 	uint64_t start = fde->func_start, end = start + fde->func_size;
-	bool outside;
 
-	(void)s;
 	if (end < start)
 		goto fail;
-	if (start >= p->text_start && end <= p->text_end)
+	if (start >= p->text_start && start < p->text_end && end <= p->text_end)
 		return 0;
-	outside = end <= p->text_start || start >= p->text_end;
-	if (outside && p->maps &&
-	    emu_mappings_covers(p->maps, start, end > start ? end : start + 1, EMU_PROT_EXEC))
+	if (p->maps && emu_mappings_covers_apart(p->maps, start, end > start ? end : start + 1,
+						 EMU_PROT_EXEC, p->text_start, p->text_end))
 		return 0;
 fail:
 	return emu_reject(v, EMU_R_SF_FDE_TEXT,
@@ -119,7 +119,7 @@ static int validate_fdes(const struct emu_sframe_section *s, const struct emu_sf
 			 struct emu_verdict *v)
 {
 	struct emu_sframe_fde fde;
-	uint64_t prev = 0, fres = 0;
+	uint64_t prev = 0, prev_end = 0, fres = 0;
 	enum emu_rule r;
 	uint32_t i;
 	int err;
@@ -133,17 +133,24 @@ static int validate_fdes(const struct emu_sframe_section *s, const struct emu_sf
 					  "FDE %u: start 0x%llx not above FDE %u start 0x%llx", i,
 					  (unsigned long long)fde.func_start, i - 1,
 					  (unsigned long long)prev);
+		/* sorted functions do not overlap: the binary search depends on it */
+		if (i > 0 && fde.func_start < prev_end)
+			return emu_reject(v, EMU_R_SF_FDE_ORDER,
+					  "FDE %u: function at 0x%llx overlaps FDE %u ending at 0x%llx",
+					  i, (unsigned long long)fde.func_start, i - 1,
+					  (unsigned long long)prev_end);
 		fres += fde.num_fres;
 		if (fres > s->hdr.num_fres)
 			return emu_reject(v, EMU_R_SF_BOUNDS,
 					  "FDE %u: FRE counts add up beyond the header's %u FREs", i,
 					  s->hdr.num_fres);
-		err = check_fde_text(s, p, i, &fde, v);
+		err = check_fde_text(p, i, &fde, v);
 		if (!err)
 			err = validate_fres(s, i, &fde, v);
 		if (err)
 			return err;
 		prev = fde.func_start;
+		prev_end = fde.func_start + fde.func_size;
 	}
 	return 0;
 }
@@ -193,6 +200,8 @@ int emu_sframe_load(uint8_t *data, size_t len, const struct emu_sframe_params *p
 	}
 	*s = (struct emu_sframe_section){ .refs = 1, .data = data, .len = len, .addr = p->sframe_addr };
 	err = validate_section(s, p, v);
+	if (!err && emu_sf_build_index(s))
+		err = emu_reject(v, EMU_R_NOMEM, "out of memory");
 	if (err) {
 		emu_sframe_put(s);
 		return err;
@@ -211,6 +220,8 @@ void emu_sframe_put(struct emu_sframe_section *s)
 {
 	if (!s || --s->refs)
 		return;
+	free(s->big);
+	free(s->fre_pos);
 	free(s->data);
 	free(s);
 }

@@ -23,15 +23,11 @@ static const struct emu_unwind_rule fp_rule = {
 	.fp = { .kind = EMU_LOC_CFA_DEREF, .off = -16 },
 };
 
-/* Registers other than SP and FP are known in the first frame only. */
+/* Registers other than SP, FP and the IP are known in the first frame only. */
 static int reg_value(const struct walk *w, unsigned int reg, uint64_t *val)
 {
-	if (reg == w->arch->sp_reg) {
-		*val = w->sp;
-		return 0;
-	}
-	if (reg == w->arch->fp_reg) {
-		*val = w->fp;
+	if (reg == w->arch->sp_reg || reg == w->arch->fp_reg || reg == w->arch->ip_reg) {
+		*val = reg == w->arch->sp_reg ? w->sp : reg == w->arch->fp_reg ? w->fp : w->ip;
 		return 0;
 	}
 	if (!w->topmost || reg >= EMU_MAX_REGS || !(w->regs0->gpr_valid & (1u << reg)))

@@ -53,9 +53,10 @@ static struct proc *new_process(struct supervisor *s, struct proc *parent, pid_t
 	struct addr_space *as = NULL;
 	struct proc *p;
 
-	if (share)
-		return tracees_new_proc(&s->tree, child, parent->tgid, parent->as);
-	if (!s->opts.strict) {
+	if (share) {
+		as = parent->as;
+		as->refs++;
+	} else if (!s->opts.strict) {
 		as = addr_space_copy(parent->as);
 		if (!as)
 			return NULL;

@@ -197,6 +197,7 @@ static int setup(struct supervisor *s, sigset_t *orig)
 	s->policy = emu_policy_default();
 	s->policy.profile = s->opts.strict ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
 	s->policy.max_sframe_size = s->opts.max_sframe_size;
+	s->policy.max_sframe_total = s->opts.max_sframe_total;
 	s->notifier.fd = -1;
 	s->exec_err_fd = -1;
 	tracees_init(&s->tree, s->opts.max_registrations);

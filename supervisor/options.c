@@ -18,6 +18,7 @@ enum {
 	OPT_TRACE,
 	OPT_MAX_REG,
 	OPT_MAX_SFRAME,
+	OPT_MAX_SFRAME_TOTAL,
 	OPT_NO_EXEC_REG,
 	OPT_REQUIRE_PTRACE,
 	OPT_VERSION,
@@ -30,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "max-registrations", required_argument, NULL, OPT_MAX_REG },
 	{ "max-sframe-size", required_argument, NULL, OPT_MAX_SFRAME },
+	{ "max-sframe-total", required_argument, NULL, OPT_MAX_SFRAME_TOTAL },
 	{ "no-exec-registration", no_argument, NULL, OPT_NO_EXEC_REG },
 	{ "require-ptrace", no_argument, NULL, OPT_REQUIRE_PTRACE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -54,6 +56,9 @@ static void usage(FILE *f)
 		"                          registrations per process before ENOSPC (default %d)\n"
 		"      --max-sframe-size BYTES\n"
 		"                          largest SFrame section accepted (default %u)\n"
+		"      --max-sframe-total BYTES\n"
+		"                          SFrame bytes one process may register in all\n"
+		"                          (default %llu)\n"
 		"      --no-exec-registration\n"
 		"                          do not register PT_GNU_SFRAME of the program and its\n"
 		"                          interpreter at execve\n"
@@ -65,7 +70,8 @@ static void usage(FILE *f)
 		"codectl-run exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
 		"127 if PROGRAM was not found, 126 if it could not be executed.\n"
 		"See codectl-run(1) and codectl(2).\n",
-		CODECTL_NR_DEFAULT, EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE);
+		CODECTL_NR_DEFAULT, EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE,
+		EMU_DEFAULT_MAX_SFRAME_TOTAL);
 }
 
 /* A positive decimal number up to @max; -1 on anything else. */
@@ -117,6 +123,10 @@ static int parse_one(int c, struct run_opts *o)
 		err = set_number("--max-sframe-size", optarg, 1ll << 32, &v);
 		o->max_sframe_size = (size_t)v;
 		break;
+	case OPT_MAX_SFRAME_TOTAL:
+		err = set_number("--max-sframe-total", optarg, 1ll << 40, &v);
+		o->max_sframe_total = (uint64_t)v;
+		break;
 	case OPT_NO_EXEC_REG:
 		o->exec_registration = false;
 		break;
@@ -147,6 +157,7 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 		.nr = CODECTL_NR_DEFAULT,
 		.max_registrations = EMU_REGISTRY_DEFAULT_LIMIT,
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
+		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
 		.exec_registration = true,
 	};
 	/* "+": stop at the first non-option, so PROGRAM's own options stay its own */

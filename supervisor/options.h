@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /**
  * struct run_opts - what the user asked for
@@ -15,6 +16,7 @@
  * @quiet: no exit summary and no notes (errors still print)
  * @max_registrations: per-process limit (ENOSPC beyond it)
  * @max_sframe_size: largest section copied at registration, bytes
+ * @max_sframe_total: bytes of sections one process may hold in all
  * @exec_registration: register PT_GNU_SFRAME at every execve, as binfmt_elf does
  * @require_ptrace: refuse to run without process-tree tracking
  * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
@@ -27,6 +29,7 @@ struct run_opts {
 	bool quiet;
 	size_t max_registrations;
 	size_t max_sframe_size;
+	uint64_t max_sframe_total;
 	bool exec_registration;
 	bool require_ptrace;
 	char **argv;

@@ -30,6 +30,30 @@ static void print_details(struct supervisor *s, const struct proc *p)
 			st->cleared_at_exec);
 }
 
+static void print_row(struct supervisor *s, const struct proc *p)
+{
+	const struct proc_stats *st = &p->stats;
+
+	fprintf(s->log, "  %8d %6lu %8lu %8lu %12lu %8lu %6lu  %s\n", (int)p->tgid,
+		st->exec_registered, st->accepted, st->rejected, st->unregistered, st->left_at_exit,
+		st->stale, p->exe[0] ? p->exe : "?");
+}
+
+/* The process list is newest first; print it in the order the processes started. */
+static void for_each_oldest_first(struct supervisor *s, const struct proc *p,
+				  void (*fn)(struct supervisor *, const struct proc *))
+{
+	const struct proc *stack[64];
+	unsigned int n = 0;
+
+	for (; p && n < 64; p = p->next)
+		stack[n++] = p;
+	if (p)
+		for_each_oldest_first(s, p, fn);
+	while (n)
+		fn(s, stack[--n]);
+}
+
 void sv_print_summary(struct supervisor *s)
 {
 	const struct proc *p;
@@ -40,13 +64,6 @@ void sv_print_summary(struct supervisor *s)
 	fprintf(s->log, "codectl-run: summary: %u process%s\n", n, n == 1 ? "" : "es");
 	fprintf(s->log, "  %8s %6s %8s %8s %12s %8s %6s  %s\n", "pid", "exec", "accepted",
 		"rejected", "unregistered", "left", "stale", "program");
-	for (p = s->tree.procs; p; p = p->next) {
-		const struct proc_stats *st = &p->stats;
-
-		fprintf(s->log, "  %8d %6lu %8lu %8lu %12lu %8lu %6lu  %s\n", (int)p->tgid,
-			st->exec_registered, st->accepted, st->rejected, st->unregistered,
-			st->left_at_exit, st->stale, p->exe[0] ? p->exe : "?");
-	}
-	for (p = s->tree.procs; p; p = p->next)
-		print_details(s, p);
+	for_each_oldest_first(s, s->tree.procs, print_row);
+	for_each_oldest_first(s, s->tree.procs, print_details);
 }

@@ -510,3 +510,20 @@ Test(codectl, prepared_unregister_keeps_the_registration_until_commit)
 	cr_assert_eq(fs.res.removed, 1);
 	cr_assert_eq(emu_registry_count(fs.registry), 0);
 }
+
+Test(codectl, sections_above_the_address_space_budget_enomem)
+{
+	struct code_elf_info e = elf_info(FAKE_TEXT_A);
+	uint64_t len = e.sframe_end - e.sframe_start;
+
+	fs.policy.max_sframe_total = 2 * len;
+	cr_assert_eq(call_elf(&e), 0);
+	e = elf_info(FAKE_TEXT_A + 256);
+	cr_assert_eq(call_elf(&e), 0);
+	cr_assert_eq(emu_registry_sframe_bytes(fs.registry), 2 * len);
+	e = elf_info(FAKE_TEXT_A + 512);
+	expect(call_elf(&e), ENOMEM, EMU_R_SFRAME_BUDGET);
+	cr_assert_eq(fake_call(&fs, CODE_UNREGISTER, FAKE_TEXT_A, 0, 0), 0);
+	cr_assert_eq(emu_registry_sframe_bytes(fs.registry), len);
+	cr_assert_eq(call_elf(&e), 0, "room again after an unregister");
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emu/emu.h"
+#include "emu/sframe_internal.h"
 #include "sframe_samples.h"
 
 #define SEC 0x7f0000100000ull
@@ -380,4 +381,30 @@ Test(sframe_decode, aarch64_four_words_invalid)
 	emu_verdict_init(&v);
 	cr_assert_eq(emu_sframe_validate(buf, len, &p, &v), -EINVAL);
 	cr_assert_eq(v.rule, EMU_R_SF_FRE_OFFSET_COUNT);
+}
+
+/* A function with many FREs is looked up through the FRE index: same answers. */
+Test(sframe_decode, indexed_function_with_many_fres)
+{
+	static struct sfw_fre fres[300];
+	static uint8_t buf[8192];
+	struct sfw_fde fde = { .func_start = TEXT, .func_size = 3000, .fre_type = -1,
+			       .nfres = 300, .fres = fres };
+	struct sfw_section sec = sfw_amd64(3, true, SEC);
+	struct sfw_layout lay;
+	struct emu_unwind_rule r;
+	struct emu_sframe_section *s;
+
+	for (int i = 0; i < 300; i++)
+		fres[i] = (struct sfw_fre){ .start = (uint32_t)(i * 10), .sp_base = true, .count = 1,
+					    .words = { 8 + 8 * (i % 100) } };
+	sec.fdes = &fde;
+	sec.nfdes = 1;
+	s = load(buf, sfw_write(&sec, buf, sizeof(buf), &lay), SEC, TEXT, 0x10000, EMU_ARCH_X86_64);
+	cr_assert_eq(s->nbig, 1, "indexed");
+	for (uint32_t off = 0; off < 3000; off++) {
+		cr_assert_eq(emu_sframe_find_rule(s, TEXT + off, &r), 0);
+		cr_assert_eq(r.cfa_off, 8 + 8 * ((off / 10) % 100), "offset %u", off);
+	}
+	emu_sframe_put(s);
 }

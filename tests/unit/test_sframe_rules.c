@@ -206,6 +206,19 @@ Test(sframe_rules, fdes_not_in_address_order)
 	expect_rule(write_fdes(3, fdes, 3), EMU_R_SF_FDE_ORDER, NULL);
 }
 
+Test(sframe_rules, overlapping_functions)
+{
+	struct sfw_fde fdes[2];
+
+	sample_functions(fdes, 2, TEXT, 64);
+	fdes[0].func_size = 0x100;		/* covers the second one */
+	fdes[0].fre_type = 0;
+	expect_rule(write_fdes(2, fdes, 2), EMU_R_SF_FDE_ORDER,
+		    "FDE 1: function at 0x401040 overlaps FDE 0 ending at 0x401100");
+	fdes[0].func_size = 64;			/* touching is fine */
+	cr_assert_eq(validate(write_fdes(2, fdes, 2)), 0, "%s", v.reason);
+}
+
 Test(sframe_rules, fde_fres_outside_fre_subsection)
 {
 	size_t len = sample(2, true);
@@ -231,6 +244,34 @@ Test(sframe_rules, function_outside_text)
 	expect_rule(write_fdes(3, fdes, 2), EMU_R_SF_FDE_TEXT, NULL);
 	sample_functions(fdes, 1, TEXT - 32, 64);		/* straddles the start */
 	expect_rule(write_fdes(1, fdes, 1), EMU_R_SF_FDE_TEXT, NULL);
+}
+
+Test(sframe_rules, zero_size_function_at_text_end)
+{
+	struct sfw_fde fdes[1];
+
+	sample_functions(fdes, 1, TEXT + TEXT_LEN, 64);
+	fdes[0].func_size = 0;
+	fdes[0].nfres = 0;
+	expect_rule(write_fdes(2, fdes, 1), EMU_R_SF_FDE_TEXT, NULL);
+}
+
+Test(sframe_rules, function_outside_text_in_the_same_mapping)
+{
+	struct emu_mappings maps = { 0 };
+	struct emu_sframe_params p = params(EMU_PROFILE_DEFAULT);
+	struct sfw_fde fdes[2];
+	size_t len;
+
+	sample_functions(fdes, 2, TEXT, 64);
+	fdes[1].func_start = TEXT + TEXT_LEN + 0x100;	/* past the text, same mapping */
+	len = write_fdes(2, fdes, 2);
+	cr_assert_eq(emu_mappings_add(&maps, TEXT, TEXT + 0x10000, EMU_PROT_EXEC), 0);
+	p.maps = &maps;
+	emu_verdict_init(&v);
+	cr_assert_eq(emu_sframe_validate(buf, len, &p, &v), -EINVAL);
+	cr_assert_eq(v.rule, EMU_R_SF_FDE_TEXT);
+	emu_mappings_free(&maps);
 }
 
 Test(sframe_rules, function_in_another_exec_segment_accepted_with_maps)
@@ -348,11 +389,10 @@ Test(sframe_rules, invalid_fre_offset_count)
 	/* AMD64 with a fixed RA offset: CFA and FP at most */
 	expect_rule(write_fdes(2, &fde, 1), EMU_R_SF_FRE_OFFSET_COUNT,
 		    "FDE 0: FRE 0: invalid offset count 3");
-	/* no offsets: the outermost frame from v2 on, but v1 predates it */
+	/* no offsets: the outermost frame, in every version */
 	fres[0].count = 0;
-	cr_assert_eq(validate(write_fdes(2, &fde, 1)), 0, "%s", v.reason);
-	cr_assert_eq(validate(write_fdes(3, &fde, 1)), 0, "%s", v.reason);
-	expect_rule(write_fdes(1, &fde, 1), EMU_R_SF_FRE_OFFSET_COUNT, NULL);
+	for (uint8_t ver = 1; ver <= 3; ver++)
+		cr_assert_eq(validate(write_fdes(ver, &fde, 1)), 0, "v%u: %s", ver, v.reason);
 }
 
 static size_t write_flex(const struct sfw_fre *fre)

@@ -332,3 +332,19 @@ Test(unwind, bad_options)
 	opts.max_frames = 0;
 	cr_assert_eq(emu_unwind(fs.registry, &fs.mem, &regs, &opts, frames, &res), -EINVAL);
 }
+
+Test(unwind, ip_register_known_in_every_frame)
+{
+	/* CFA = SP + 16, RA at CFA - 8, FP = the IP (DWARF 16) + 0: no register needed */
+	static const struct sfw_fre ipfp = { .count = 6, .words = { 0x39, 16, 0x02, -8, 0x81, 0 },
+					     .word_size = 2 };
+
+	register_flex(&ipfp);
+	stk[11] = FAKE_TEXT_A + 71;	/* f0 (FP frame) returns into the FLEX function */
+	stk[10] = slot(20);
+	stk[13] = 0x999999;		/* the FLEX frame's RA: CFA slot(14) - 8 */
+	opts.max_frames = 3;
+	walk(FAKE_TEXT_A + 20, slot(2), slot(10));
+	cr_assert_eq(res.nframes, 3, "stop %s", emu_stop_name(res.stop));
+	cr_assert_eq(frames[2].ip, 0x999999);
+}

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracee of the end-to-end tests: one program, one scenario per command.
+ * It uses only include/ and checks its own results; exit status 0 means every
+ * check in the program held (the test then compares with codectl-run's report).
+ *
+ *   exit N | abort | live N | threads T ITER | forks N | exec-chain N |
+ *   wait-signal | restart MODE ITER | int80 | x32 | fd-scan | self-register |
+ *   kill-during-call ROUNDS | vfork-exit | none
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <codectl.h>
+
+#define CHECK(cond)                                                                      \
+	do {                                                                             \
+		if (!(cond)) {                                                           \
+			fprintf(stderr, "e2e_prog: %s:%d: check failed: %s (errno %s)\n",    \
+				__FILE__, __LINE__, #cond, strerrorname_np(errno));      \
+			exit(99);                                                        \
+		}                                                                        \
+	} while (0)
+
+static uint8_t *rx_area(size_t len)
+{
+	uint8_t *p = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(p != MAP_FAILED);
+	return p;
+}
+
+static long reg(uint64_t start, uint64_t end)
+{
+	struct code_elf_info i = { .text_start = start, .text_end = end,
+				   .pathname = (uintptr_t)"/e2e/object" };
+
+	return codectl(CODE_REGISTER_ELF, &i, sizeof(i), 0);
+}
+
+static long unreg(uint64_t start)
+{
+	return codectl(CODE_UNREGISTER, (void *)(uintptr_t)start, 0, 0);
+}
+
+static int cmd_live(int n)
+{
+	uint8_t *t = rx_area(4096);
+
+	for (int i = 0; i < n; i++)
+		CHECK(reg((uintptr_t)t + 64 * i, (uintptr_t)t + 64 * i + 64) == 0);
+	return 0;	/* exit with the registrations in place */
+}
+
+struct worker {
+	uint8_t *text;
+	int iter;
+	long ok_reg, ok_unreg;
+};
+
+static void *worker(void *p)
+{
+	struct worker *w = p;
+
+	for (int i = 0; i < w->iter; i++) {
+		uint64_t a = (uintptr_t)w->text + (i % 16) * 64;
+
+		CHECK(reg(a, a + 64) == 0);
+		w->ok_reg++;
+		CHECK(reg(a, a + 64) == -1 && errno == EEXIST);
+		CHECK(unreg(a) == 0);
+		w->ok_unreg++;
+		CHECK(unreg(a) == -1 && errno == ENOENT);
+	}
+	return NULL;
+}
+
+static int cmd_threads(int nthreads, int iter)
+{
+	pthread_t th[64];
+	struct worker w[64];
+	uint8_t *t = rx_area(64 * 4096);
+
+	CHECK(nthreads <= 64);
+	for (int i = 0; i < nthreads; i++) {
+		w[i] = (struct worker){ .text = t + 4096 * i, .iter = iter };
+		CHECK(pthread_create(&th[i], NULL, worker, &w[i]) == 0);
+	}
+	for (int i = 0; i < nthreads; i++)
+		CHECK(pthread_join(th[i], NULL) == 0);
+	for (int i = 0; i < nthreads; i++)
+		CHECK(w[i].ok_reg == iter && w[i].ok_unreg == iter);
+	printf("threads: %ld registrations\n", (long)nthreads * iter);
+	return 0;
+}
+
+static int cmd_forks(int n)
+{
+	uint8_t *t = rx_area(4096 * 2);
+
+	CHECK(reg((uintptr_t)t, (uintptr_t)t + 64) == 0);
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		CHECK(pid >= 0);
+		if (pid == 0) {
+			/* a copy of the parent's registration, and one of its own */
+			CHECK(reg((uintptr_t)t, (uintptr_t)t + 64) == -1 && errno == EEXIST);
+			CHECK(reg((uintptr_t)t + 4096, (uintptr_t)t + 4160) == 0);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		int status;
+
+		CHECK(wait(&status) > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	/* the children's registrations were theirs */
+	CHECK(unreg((uintptr_t)t + 4096) == -1 && errno == ENOENT);
+	return 0;
+}
+
+static int cmd_exec_chain(const char *self, int n)
+{
+	char arg[16];
+	uint8_t *t = rx_area(4096);
+
+	CHECK(reg((uintptr_t)t, (uintptr_t)t + 64) == 0);
+	if (n <= 0)
+		return 0;
+	snprintf(arg, sizeof(arg), "%d", n - 1);
+	execl(self, self, "exec-chain", arg, (char *)NULL);
+	return 98;
+}
+
+static volatile sig_atomic_t got;
+
+static void on_sig(int sig)
+{
+	got = sig;
+}
+
+static int cmd_wait_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_sig };
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	printf("ready\n");
+	fflush(stdout);
+	while (!got)
+		pause();
+	return 40 + got;	/* 55 for SIGTERM, 41 for SIGHUP */
+}
+
+struct restart_state {
+	uint8_t *text;
+	int iter;
+	long registered;
+	long interrupted;
+	volatile int done;
+};
+
+/* One call, repeated while a handler without SA_RESTART interrupts it. */
+static long retry_eintr(long (*fn)(uint64_t, uint64_t), uint64_t a, uint64_t b, long *eintr)
+{
+	long r;
+
+	while ((r = fn(a, b)) == -1 && errno == EINTR)
+		(*eintr)++;
+	return r;
+}
+
+static long unreg2(uint64_t a, uint64_t b)
+{
+	(void)b;
+	return unreg(a);
+}
+
+static void *restart_worker(void *p)
+{
+	struct restart_state *st = p;
+	uint64_t a = (uintptr_t)st->text;
+
+	for (int i = 0; i < st->iter; i++) {
+		long r = reg(a, a + 64);
+
+		if (r == -1 && errno == EINTR) {
+			/* not answered, so not applied: nothing to unregister */
+			st->interrupted++;
+			CHECK(retry_eintr(unreg2, a, 0, &st->interrupted) == -1 && errno == ENOENT);
+			continue;
+		}
+		CHECK(r == 0);
+		st->registered++;
+		CHECK(retry_eintr(unreg2, a, 0, &st->interrupted) == 0);
+	}
+	st->done = 1;
+	return NULL;
+}
+
+/* Signals at the registering thread: SA_RESTART, no SA_RESTART, or SIGSTOP/SIGCONT. */
+static int cmd_restart(const char *mode, int iter)
+{
+	struct restart_state st = { .text = rx_area(4096), .iter = iter };
+	struct sigaction sa = { .sa_handler = on_sig };
+	pthread_t th;
+	pid_t helper = 0;
+
+	if (!strcmp(mode, "restart"))
+		sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	CHECK(pthread_create(&th, NULL, restart_worker, &st) == 0);
+	if (!strcmp(mode, "stopcont")) {
+		pid_t self = getpid();
+
+		helper = fork();
+		if (helper == 0) {
+			for (;;) {
+				kill(self, SIGSTOP);
+				usleep(200);
+				kill(self, SIGCONT);
+				usleep(300);
+			}
+		}
+	}
+	while (!st.done) {
+		if (!helper)
+			pthread_kill(th, SIGUSR1);
+		usleep(50);
+	}
+	if (helper) {
+		kill(helper, SIGKILL);
+		waitpid(helper, NULL, 0);
+	}
+	CHECK(pthread_join(th, NULL) == 0);
+	printf("registrations: %ld interrupted: %ld\n", st.registered, st.interrupted);
+	return 0;
+}
+
+static int cmd_int80(void)
+{
+	long ret;
+
+	/* the i386 entry: not the native architecture, so not trapped */
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(CODECTL_NR), "b"(0), "c"(0), "d"(0)
+			 : "memory");
+	CHECK(ret == -ENOSYS);
+	return 0;
+}
+
+static int cmd_x32(void)
+{
+	/* the x32 bit: allowed by the filter, answered by the kernel */
+	CHECK(syscall(CODECTL_NR | 0x40000000, 0, 0, 0, 0) == -1 && errno == ENOSYS);
+	return 0;
+}
+
+static int cmd_fd_scan(void)
+{
+	char path[512], target[256];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+
+	CHECK(d);
+	while ((e = readdir(d))) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		CHECK(!strstr(target, "seccomp"));	/* the listener stayed with codectl-run */
+	}
+	closedir(d);
+	return 0;
+}
+
+static int find_self(struct dl_phdr_info *i, size_t size, void *data)
+{
+	struct code_sframe_info *s = data;
+
+	(void)size;
+	for (int k = 0; k < i->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
+
+		if (ph->p_type == 0x6474e554) {
+			s->sframe_start = i->dlpi_addr + ph->p_vaddr;
+			s->sframe_end = s->sframe_start + ph->p_memsz;
+		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			s->text_start = i->dlpi_addr + ph->p_vaddr;
+			s->text_end = s->text_start + ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+/* "eexist": exec already registered this program's .sframe; "ok": it did not. */
+static int cmd_self_register(const char *expect)
+{
+	struct code_sframe_info s = { 0 };
+	int want = strcmp(expect, "eexist") ? 0 : EEXIST;
+	long r;
+
+	dl_iterate_phdr(find_self, &s);
+	CHECK(s.sframe_start && s.text_start);
+	r = codectl(CODE_REGISTER_SFRAME, &s, sizeof(s), 0);
+	CHECK(want ? r == -1 && errno == want : r == 0);
+	/* the identity aspect is free either way (the split model) */
+	CHECK(reg(s.text_start, s.text_end) == 0);
+	return 0;
+}
+
+static int cmd_kill_during_call(int rounds)
+{
+	uint8_t *t = rx_area(4096);
+
+	for (int i = 0; i < rounds; i++) {
+		pid_t pid = fork();
+		int status;
+
+		CHECK(pid >= 0);
+		if (pid == 0) {
+			for (;;) {
+				reg((uintptr_t)t, (uintptr_t)t + 64);
+				unreg((uintptr_t)t);
+			}
+		}
+		usleep(200 + (i % 7) * 150);
+		kill(pid, SIGKILL);
+		CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status));
+	}
+	/* the supervisor still answers */
+	CHECK(reg((uintptr_t)t, (uintptr_t)t + 64) == 0);
+	CHECK(unreg((uintptr_t)t) == 0);
+	return 0;
+}
+
+static int cmd_vfork_exit(void)
+{
+	uint8_t *t = rx_area(4096);
+	pid_t pid;
+	int status;
+
+	CHECK(reg((uintptr_t)t, (uintptr_t)t + 64) == 0);
+	pid = vfork();
+	if (pid == 0)
+		_exit(reg((uintptr_t)t + 64, (uintptr_t)t + 128) ? 1 : 0);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
+	/* the vfork child's exit left the shared registrations alone */
+	CHECK(unreg((uintptr_t)t + 64) == 0);
+	CHECK(unreg((uintptr_t)t) == 0);
+	return 0;
+}
+
+static int cmd_none(void)
+{
+	volatile unsigned long x = 0;
+
+	for (unsigned long i = 0; i < 1000000; i++)
+		x += i * i;
+	return x == 42;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "none";
+	int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(cmd, "exit"))
+		return a;
+	if (!strcmp(cmd, "abort"))
+		abort();
+	if (!strcmp(cmd, "live"))
+		return cmd_live(a);
+	if (!strcmp(cmd, "threads"))
+		return cmd_threads(a, b);
+	if (!strcmp(cmd, "forks"))
+		return cmd_forks(a);
+	if (!strcmp(cmd, "exec-chain"))
+		return cmd_exec_chain(argv[0], a);
+	if (!strcmp(cmd, "wait-signal"))
+		return cmd_wait_signal();
+	if (!strcmp(cmd, "restart") && argc > 3)
+		return cmd_restart(argv[2], b);
+	if (!strcmp(cmd, "int80"))
+		return cmd_int80();
+	if (!strcmp(cmd, "x32"))
+		return cmd_x32();
+	if (!strcmp(cmd, "fd-scan"))
+		return cmd_fd_scan();
+	if (!strcmp(cmd, "self-register") && argc > 2)
+		return cmd_self_register(argv[2]);
+	if (!strcmp(cmd, "kill-during-call"))
+		return cmd_kill_during_call(a);
+	if (!strcmp(cmd, "vfork-exit"))
+		return cmd_vfork_exit();
+	if (!strcmp(cmd, "none"))
+		return cmd_none();
+	fprintf(stderr, "e2e_prog: unknown command %s\n", cmd);
+	return 2;
+}

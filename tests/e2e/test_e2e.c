@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end tests: build/codectl-run driving tests/e2e/e2e_prog scenarios.
+ * Each checks the exit status, what the program verified itself, and
+ * codectl-run's exit summary (exact counts).
+ */
+#include <criterion/criterion.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run_helper.h"
+
+#define RUN(r, ...) run_codectl((r), (const char *const[]){ __VA_ARGS__, NULL })
+
+TestSuite(e2e, .timeout = 120);
+
+Test(e2e, exit_status_passes_through)
+{
+	struct run r;
+
+	RUN(&r, "-q", "--", E2E_PROG, "exit", "7");
+	cr_assert_eq(r.status, 7);
+	run_free(&r);
+	RUN(&r, "-q", "--", E2E_PROG, "abort");
+	cr_assert_eq(r.status, 128 + SIGABRT);
+	run_free(&r);
+}
+
+Test(e2e, exec_failure_like_a_shell)
+{
+	char path[] = "/tmp/codectl-e2e-noexec-XXXXXX";
+	struct run r;
+	int fd = mkstemp(path);
+
+	RUN(&r, "-q", "--", "codectl-no-such-program");
+	cr_assert_eq(r.status, 127);
+	cr_assert(strstr(r.log, "codectl-no-such-program: No such file or directory"), "%s", r.log);
+	run_free(&r);
+	RUN(&r, "-q", "--", path);		/* not executable */
+	cr_assert_eq(r.status, 126);
+	cr_assert(strstr(r.log, "Permission denied"), "%s", r.log);
+	run_free(&r);
+	close(fd);
+	unlink(path);
+}
+
+Test(e2e, live_registrations_are_left_at_exit)
+{
+	struct run r;
+	const struct summary_row *row;
+
+	RUN(&r, "--", E2E_PROG, "live", "3");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	row = run_first_row(&r);
+	cr_assert_not_null(row, "%s", r.log);
+	cr_assert_eq(row->exec, 1, "the program's own .sframe, registered at exec");
+	cr_assert_eq(row->accepted, 3);
+	cr_assert_eq(row->left, 4);
+	run_free(&r);
+}
+
+Test(e2e, sixteen_threads_register_concurrently)
+{
+	struct run r;
+	const struct summary_row *row;
+
+	RUN(&r, "--", E2E_PROG, "threads", "16", "500");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	row = run_first_row(&r);
+	cr_assert_eq(r.nrows, 1);
+	cr_assert_eq(row->accepted, 8000);
+	cr_assert_eq(row->unregistered, 8000);
+	cr_assert_eq(row->rejected, 16000, "one EEXIST and one ENOENT per round");
+	cr_assert_eq(row->left, 1);
+	run_free(&r);
+}
+
+Test(e2e, hundred_forked_children_register)
+{
+	struct run r;
+	const struct summary_row *parent;
+
+	RUN(&r, "--", E2E_PROG, "forks", "100");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_eq(r.nrows, 101);
+	parent = run_first_row(&r);
+	cr_assert_eq(parent->accepted, 1);
+	cr_assert_eq(parent->rejected, 1, "the ENOENT check of a child's range");
+	for (int i = 1; i < r.nrows; i++) {
+		cr_assert_eq(r.rows[i].accepted, 1, "child %d", r.rows[i].pid);
+		cr_assert_eq(r.rows[i].rejected, 1, "child %d: EEXIST on the inherited range",
+			     r.rows[i].pid);
+		cr_assert_eq(r.rows[i].left, 3, "child %d: exec's, the parent's and its own",
+			     r.rows[i].pid);
+	}
+	run_free(&r);
+}
+
+Test(e2e, exec_chain_clears_and_reregisters)
+{
+	struct run r;
+	const struct summary_row *row;
+
+	RUN(&r, "--", E2E_PROG, "exec-chain", "3");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_eq(r.nrows, 1);
+	row = run_first_row(&r);
+	cr_assert_eq(row->exec, 4);
+	cr_assert_eq(row->accepted, 4);
+	cr_assert_eq(row->left, 2);
+	cr_assert(strstr(r.log, "6 registrations dropped by execve"), "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, program_without_codectl_calls)
+{
+	struct run r;
+	const struct summary_row *row;
+
+	RUN(&r, "--", E2E_PROG, "none");
+	cr_assert_eq(r.status, 0);
+	row = run_first_row(&r);
+	cr_assert_eq(row->accepted + row->rejected + row->unregistered, 0);
+	run_free(&r);
+}
+
+Test(e2e, tracee_killed_during_calls)
+{
+	struct run r;
+
+	RUN(&r, "--", E2E_PROG, "kill-during-call", "40");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_eq(r.nrows, 41);
+	run_free(&r);
+}
+
+Test(e2e, vfork_child_exit_keeps_shared_registrations)
+{
+	struct run r;
+
+	RUN(&r, "--", E2E_PROG, "vfork-exit");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_eq(run_first_row(&r)->unregistered, 2);
+	run_free(&r);
+}
+
+static void check_restart(const char *mode)
+{
+	struct run r;
+	long registered = -1, interrupted = -1;
+	const struct summary_row *row;
+
+	RUN(&r, "--", E2E_PROG, "restart", mode, "1500");
+	cr_assert_eq(r.status, 0, "%s: %s", mode, r.log);
+	cr_assert(r.out && sscanf(r.out, "registrations: %ld interrupted: %ld", &registered,
+				  &interrupted) == 2, "%s", r.out);
+	row = run_first_row(&r);
+	/* exactly one registration per successful call, none for an interrupted one */
+	cr_assert_eq(row->accepted, (unsigned long)registered, "%s", mode);
+	cr_assert_eq(row->unregistered, (unsigned long)registered, "%s", mode);
+	if (strcmp(mode, "norestart"))
+		cr_assert_eq(registered, 1500, "%s: SA_RESTART and stops restart the call", mode);
+	run_free(&r);
+}
+
+Test(e2e, signal_with_sa_restart)
+{
+	check_restart("restart");
+}
+
+Test(e2e, signal_without_sa_restart)
+{
+	check_restart("norestart");
+}
+
+Test(e2e, sigstop_sigcont)
+{
+	check_restart("stopcont");
+}
+
+Test(e2e, other_architectures_not_trapped)
+{
+	struct run r;
+	int native;
+
+	RUN(&r, "-q", "--", E2E_PROG, "x32");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+	native = system(E2E_PROG " int80 2>/dev/null");
+	if (!WIFEXITED(native) || WEXITSTATUS(native))
+		cr_skip_test("no i386 syscall entry on this kernel");
+	RUN(&r, "-q", "--", E2E_PROG, "int80");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, listener_not_inherited)
+{
+	struct run r;
+
+	RUN(&r, "-q", "--", E2E_PROG, "fd-scan");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, exec_registers_program_sframe)
+{
+	struct run r;
+
+	RUN(&r, "-q", "--", E2E_PROG, "self-register", "eexist");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+	RUN(&r, "-q", "--no-exec-registration", "--", E2E_PROG, "self-register", "ok");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, strict_refuses_version_1_at_exec)
+{
+	struct run r;
+
+	RUN(&r, "--strict", "--", E2E_PROG, "none");
+	cr_assert_eq(r.status, 0);
+	cr_assert_eq(run_first_row(&r)->exec, 0);
+	cr_assert(strstr(r.log, "exec registration of the program's .sframe"), "%s", r.log);
+	cr_assert(strstr(r.log, "EINVAL (strict: the kernel patches require version 2 with "
+				"FDE_FUNC_START_PCREL (v12) or version 3 (v13+))"), "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, trace_lines)
+{
+	struct run r;
+	regex_t re;
+
+	RUN(&r, "--trace", "-q", "--", E2E_PROG, "live", "1");
+	cr_assert_eq(r.status, 0);
+	cr_assert_eq(regcomp(&re, "\\[pid [0-9]+\\] codectl\\(CODE_REGISTER_ELF, \\{text=0x[0-9a-f]+-"
+				  "0x[0-9a-f]+, path=\"/e2e/object\"\\}, 80, 0\\) = 0\n",
+			     REG_EXTENDED), 0);
+	cr_assert_eq(regexec(&re, r.log, 0, NULL, 0), 0, "%s", r.log);
+	regfree(&re);
+	cr_assert(strstr(r.log, "exec: program text="), "%s", r.log);
+	cr_assert_null(strstr(r.log, "summary"), "-q: no summary");
+	run_free(&r);
+}
+
+Test(e2e, max_registrations)
+{
+	struct run r;
+
+	/* the exec registration takes one of the two */
+	RUN(&r, "--trace", "--max-registrations", "2", "--", E2E_PROG, "live", "2");
+	cr_assert_eq(r.status, 99, "the program's second registration failed");
+	cr_assert(strstr(r.log, "= -1 ENOSPC (limit of 2 registrations reached)"), "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, help_version_usage)
+{
+	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --help >/dev/null")), 0);
+	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --version >/dev/null")), 0);
+	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --no-such-option x 2>/dev/null")), 2);
+	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " 2>/dev/null")), 2);
+	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --max-registrations x true 2>/dev/null")), 2);
+}
+
+/* Start codectl-run with stdout on a pipe; wait for the program's "ready". */
+static pid_t start_waiting(int *out)
+{
+	int p[2];
+	char buf[16] = { 0 };
+	pid_t pid;
+
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execl(CODECTL_RUN, CODECTL_RUN, "-q", "--", E2E_PROG, "wait-signal", (char *)NULL);
+		_exit(120);
+	}
+	close(p[1]);
+	cr_assert_gt(read(p[0], buf, sizeof(buf) - 1), 0);
+	cr_assert(strstr(buf, "ready"));
+	*out = p[0];
+	return pid;
+}
+
+Test(e2e, signals_forwarded)
+{
+	int out, status;
+	pid_t pid = start_waiting(&out);
+
+	kill(pid, SIGTERM);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(WEXITSTATUS(status), 40 + SIGTERM);
+	close(out);
+	pid = start_waiting(&out);
+	kill(pid, SIGHUP);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(WEXITSTATUS(status), 40 + SIGHUP);
+	close(out);
+}
+
+Test(e2e, degraded_without_ptrace)
+{
+	struct run r;
+
+	if (system("command -v strace >/dev/null 2>&1"))
+		cr_skip_test("strace is not installed");
+	/* strace -f seizes the program first: codectl-run's own ptrace fails */
+	cr_assert_eq(WEXITSTATUS(system("strace -f -o /dev/null " CODECTL_RUN
+					" -q --require-ptrace -- " E2E_PROG " none 2>/dev/null")), 1);
+	r.status = system("strace -f -o /dev/null " CODECTL_RUN " -o /tmp/codectl-e2e-degraded -- "
+			  E2E_PROG " live 2");
+	cr_assert_eq(WEXITSTATUS(r.status), 0);
+	r.log = read_file("/tmp/codectl-e2e-degraded");
+	cr_assert(r.log && strstr(r.log, "running without process-tree tracking"), "%s", r.log);
+	free(r.log);
+	unlink("/tmp/codectl-e2e-degraded");
+}
