@@ -73,7 +73,7 @@ FUZZ_NAMES := fuzz_sframe fuzz_codectl
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 25
 
-BENCH_BINS := $(O)/bench/unwind
+BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall
 
 VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 
@@ -195,8 +195,15 @@ fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
+$(O)/bench/syscall: bench/syscall.c $(O)/obj/supervisor/notify.o tests/lib/sframe_writer.c \
+		tests/lib/sframe_samples.c $(CODECTL_RUN) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' $(CFLAGS) \
+		$(filter %.c %.o,$^) -o $@ -lseccomp
+
 bench: $(BENCH_BINS)
 	$(O)/bench/unwind
+	$(O)/bench/syscall
 
 demo: all
 	$(O)/bench/unwind --quick

@@ -46,6 +46,27 @@ struct emu_registration *emu_registration_new(unsigned int option, unsigned int 
 	return reg;
 }
 
+/* The cached copy when the bytes are unchanged, else a new validated one (cached). */
+static int attach_section(const struct emu_policy *p, const struct emu_space *sp, uint8_t *buf,
+			  size_t len, const struct emu_sframe_params *params,
+			  struct emu_registration *reg, struct emu_verdict *v)
+{
+	struct emu_sframe_cache *cache = emu_registry_sframe_cache(sp->registry);
+	uint32_t mapping_bits = v->kernel_refusals, kr;
+	int err;
+
+	reg->sframe = emu_sframe_cache_find(cache, buf, len, params, &kr);
+	if (reg->sframe) {
+		free(buf);
+		v->kernel_refusals |= kr;
+		return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
+	}
+	err = emu_sframe_load(buf, len, params, &reg->sframe, v);
+	if (!err)
+		emu_sframe_cache_add(cache, reg->sframe, params, v->kernel_refusals & ~mapping_bits);
+	return err;
+}
+
 int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
 		      struct emu_registration *reg, uint64_t sframe_start, uint64_t sframe_end,
 		      struct emu_call_result *res)
@@ -77,7 +98,7 @@ int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
 				  "sframe 0x%llx..0x%llx unreadable", (unsigned long long)sframe_start,
 				  (unsigned long long)sframe_end);
 	}
-	err = emu_sframe_load(buf, len, &params, &reg->sframe, &res->verdict);
+	err = attach_section(p, sp, buf, len, &params, reg, &res->verdict);
 	if (err)
 		return err;
 	reg->aspects |= EMU_ASPECT_UNWIND;

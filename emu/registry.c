@@ -22,6 +22,7 @@ struct emu_registry {
 	size_t count;
 	size_t limit;
 	uint64_t sframe_bytes;
+	struct emu_sframe_cache cache;
 };
 
 /* Number of entries starting below @addr (or at it, with @or_equal). */
@@ -250,6 +251,11 @@ size_t emu_registry_count(const struct emu_registry *r)
 	return r->count;
 }
 
+struct emu_sframe_cache *emu_registry_sframe_cache(struct emu_registry *r)
+{
+	return &r->cache;
+}
+
 uint64_t emu_registry_sframe_bytes(const struct emu_registry *r)
 {
 	return r->sframe_bytes;
@@ -296,6 +302,7 @@ void emu_registry_clear(struct emu_registry *r)
 	r->ident.n = 0;
 	r->count = 0;
 	r->sframe_bytes = 0;
+	emu_sframe_cache_clear(&r->cache);
 }
 
 void emu_registry_free(struct emu_registry *r)

@@ -15,6 +15,7 @@
 
 #include "mappings.h"
 #include "rules.h"
+#include "sframe_cache.h"
 #include "sframe_section.h"
 
 #define EMU_ASPECT_UNWIND	0x1	/* SFrame section or JIT tables */
@@ -135,6 +136,9 @@ size_t emu_registry_count(const struct emu_registry *r);
 
 /** emu_registry_sframe_bytes() - bytes of SFrame sections its registrations hold. */
 uint64_t emu_registry_sframe_bytes(const struct emu_registry *r);
+
+/** emu_registry_sframe_cache() - the address space's cache of validated sections. */
+struct emu_sframe_cache *emu_registry_sframe_cache(struct emu_registry *r);
 
 /** emu_registry_limit() - the limit given to emu_registry_new(). */
 size_t emu_registry_limit(const struct emu_registry *r);

@@ -212,45 +212,31 @@ enum emu_rule emu_sf_decode_fde(const struct emu_sframe_section *s, uint32_t idx
 	return EMU_R_OK;
 }
 
-static uint32_t read_uint(const uint8_t *p, unsigned int size)
+static void read_words(int32_t *w, const uint8_t *p, unsigned int n, unsigned int size)
 {
-	if (size == 1)
-		return p[0];
-	return size == 2 ? sf_u16(p) : sf_u32(p);
-}
+	unsigned int i;
 
-static int32_t read_sint(const uint8_t *p, unsigned int size)
-{
 	if (size == 1)
-		return (int8_t)p[0];
-	return size == 2 ? (int16_t)sf_u16(p) : (int32_t)sf_u32(p);
+		for (i = 0; i < n; i++)
+			w[i] = (int8_t)p[i];
+	else if (size == 2)
+		for (i = 0; i < n; i++)
+			w[i] = (int16_t)sf_u16(p + 2 * i);
+	else
+		for (i = 0; i < n; i++)
+			w[i] = (int32_t)sf_u32(p + 4 * i);
 }
 
 enum emu_rule emu_sf_decode_fre(const struct emu_sframe_section *s,
 				const struct emu_sframe_fde *fde, size_t *pos,
 				struct emu_sframe_fre *fre)
 {
-	const uint8_t *p = s->data + *pos;
-	size_t avail = *pos <= s->fres_end ? s->fres_end - *pos : 0;
-	unsigned int size_enum, i, words;
+	size_t at = *pos;
+	enum emu_rule r = emu_sf_decode_fre_head(s, fde, pos, fre);
 
-	if (avail < (size_t)fde->addr_size + 1)
-		return EMU_R_SF_FDE_FRES;
-	fre->start = read_uint(p, fde->addr_size);
-	fre->info = p[fde->addr_size];
-	size_enum = EMU_SF_FRE_OFFSET_SIZE(fre->info);
-	if (size_enum > EMU_SF_FRE_OFFSET_4B)
-		return EMU_R_SF_FRE_OFFSET_SIZE;
-	fre->word_size = (uint8_t)(1u << size_enum);
-	fre->count = EMU_SF_FRE_COUNT(fre->info);
-	words = (unsigned int)fre->count * fre->word_size;
-	if (avail - fde->addr_size - 1 < words)
-		return EMU_R_SF_FDE_FRES;
-	p += fde->addr_size + 1;
-	for (i = 0; i < fre->count; i++)
-		fre->word[i] = read_sint(p + i * fre->word_size, fre->word_size);
-	*pos += fde->addr_size + 1 + words;
-	return EMU_R_OK;
+	if (!r)
+		read_words(fre->word, s->data + at + fde->addr_size + 1, fre->count, fre->word_size);
+	return r;
 }
 
 uint32_t emu_sframe_fre_uword(const struct emu_sframe_fre *fre, unsigned int i)

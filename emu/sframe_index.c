@@ -13,27 +13,7 @@
 uint32_t emu_sf_fre_start_at(const struct emu_sframe_section *s, const struct emu_sframe_fde *fde,
 			     size_t pos)
 {
-	const uint8_t *p = s->data + pos;
-
-	if (fde->addr_size == 1)
-		return p[0];
-	return fde->addr_size == 2 ? sf_u16(p) : sf_u32(p);
-}
-
-static int count_big(const struct emu_sframe_section *s, uint32_t *nbig, uint32_t *nfres)
-{
-	struct emu_sframe_fde fde;
-
-	*nbig = *nfres = 0;
-	for (uint32_t i = 0; i < s->hdr.num_fdes; i++) {
-		if (emu_sf_decode_fde(s, i, &fde))
-			return -EFAULT;
-		if (fde.num_fres > EMU_SF_INDEX_MIN) {
-			(*nbig)++;
-			*nfres += fde.num_fres;
-		}
-	}
-	return 0;
+	return emu_sf_read_uint(s->data + pos, fde->addr_size);
 }
 
 static int index_fde(struct emu_sframe_section *s, uint32_t i, uint32_t *next)
@@ -58,13 +38,13 @@ static int index_fde(struct emu_sframe_section *s, uint32_t i, uint32_t *next)
 
 int emu_sf_build_index(struct emu_sframe_section *s)
 {
-	uint32_t nbig, nfres, next = 0;
-	int err = count_big(s, &nbig, &nfres);
+	uint32_t next = 0;
+	int err = 0;
 
-	if (err || !nbig)
-		return err;
-	s->big = calloc(nbig, sizeof(*s->big));
-	s->fre_pos = calloc(nfres, sizeof(*s->fre_pos));
+	if (!s->index_fdes)
+		return 0;
+	s->big = calloc(s->index_fdes, sizeof(*s->big));
+	s->fre_pos = calloc(s->index_fres, sizeof(*s->fre_pos));
 	if (!s->big || !s->fre_pos)
 		return -ENOMEM;
 	for (uint32_t i = 0; !err && i < s->hdr.num_fdes; i++)

@@ -15,9 +15,13 @@
  * @fdes_pos, @fres_pos, @fres_end: byte offsets in @data of the FDE
  *	sub-section, the FRE sub-section and its end
  * @fde_size: bytes per FDE (v1 17, v2 20, v3 16)
+ * @used_maps: validation accepted an FDE because of the caller's mappings
+ *	(another executable segment), so its result depends on more than the bytes
  * @big, @nbig, @fre_pos: FRE index of the functions with more than
  *	EMU_SF_INDEX_MIN FREs, so their lookup is a binary search: @big[k] names
  *	such an FDE and where its FREs' byte offsets start in @fre_pos (owned)
+ * @index_fdes, @index_fres: how many FDEs and FREs the index needs (counted
+ *	during validation)
  */
 struct emu_sframe_section {
 	unsigned int refs;
@@ -30,9 +34,12 @@ struct emu_sframe_section {
 	size_t fres_end;
 	size_t fde_size;
 	const struct emu_arch_info *arch;
+	bool used_maps;
 	struct emu_sf_big_fde *big;
 	uint32_t nbig;
 	uint32_t *fre_pos;
+	uint32_t index_fdes;
+	uint32_t index_fres;
 };
 
 #define EMU_SF_INDEX_MIN 32
@@ -41,6 +48,12 @@ struct emu_sf_big_fde {
 	uint32_t fde;
 	uint32_t first;
 };
+
+/* Data words a DEFAULT FRE may carry: CFA, then RA and FP unless fixed in the header. */
+static inline unsigned int emu_sf_default_max_words(const struct emu_sframe_section *s)
+{
+	return 1 + !s->hdr.fixed_ra + !s->hdr.fixed_fp;
+}
 
 /* Build the FRE index of a validated section; 0 or -ENOMEM. */
 int emu_sf_build_index(struct emu_sframe_section *s);
@@ -62,6 +75,41 @@ static inline uint32_t sf_u32(const uint8_t *p)
 static inline uint64_t sf_u64(const uint8_t *p)
 {
 	return (uint64_t)sf_u32(p) | (uint64_t)sf_u32(p + 4) << 32;
+}
+
+static inline uint32_t emu_sf_read_uint(const uint8_t *p, unsigned int size)
+{
+	if (size == 1)
+		return p[0];
+	return size == 2 ? sf_u16(p) : sf_u32(p);
+}
+
+/*
+ * The FRE at *@pos without its data words (start, info, sizes); *@pos moves
+ * past it. Inline: validation runs it for every FRE of every section.
+ */
+static inline enum emu_rule emu_sf_decode_fre_head(const struct emu_sframe_section *s,
+						   const struct emu_sframe_fde *fde,
+						   size_t *pos, struct emu_sframe_fre *fre)
+{
+	const uint8_t *p = s->data + *pos;
+	size_t avail = *pos <= s->fres_end ? s->fres_end - *pos : 0;
+	unsigned int size_enum, words;
+
+	if (avail < (size_t)fde->addr_size + 1)
+		return EMU_R_SF_FDE_FRES;
+	fre->start = emu_sf_read_uint(p, fde->addr_size);
+	fre->info = p[fde->addr_size];
+	size_enum = EMU_SF_FRE_OFFSET_SIZE(fre->info);
+	if (size_enum > EMU_SF_FRE_OFFSET_4B)
+		return EMU_R_SF_FRE_OFFSET_SIZE;
+	fre->word_size = (uint8_t)(1u << size_enum);
+	fre->count = EMU_SF_FRE_COUNT(fre->info);
+	words = (unsigned int)fre->count * fre->word_size;
+	if (avail - fde->addr_size - 1 < words)
+		return EMU_R_SF_FDE_FRES;
+	*pos += fde->addr_size + 1 + words;
+	return EMU_R_OK;
 }
 
 /*

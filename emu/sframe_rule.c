@@ -34,7 +34,7 @@ static struct emu_loc_rule default_fp(const struct emu_sframe_section *s)
 static enum emu_rule default_rule(const struct emu_sframe_section *s,
 				  const struct emu_sframe_fre *fre, struct emu_unwind_rule *rule)
 {
-	unsigned int max = 1 + !s->hdr.fixed_ra + !s->hdr.fixed_fp, i = 1;
+	unsigned int max = emu_sf_default_max_words(s), i = 1;
 
 	if (fre->count > max)
 		return EMU_R_SF_FRE_OFFSET_COUNT;

@@ -74,17 +74,25 @@ static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
 	struct emu_unwind_rule rule;
 	size_t pos = fde->fres_pos;
 	uint32_t j, prev = 0;
+	unsigned int max_words = emu_sf_default_max_words(s);
 	enum emu_rule r;
 	int err;
 
 	for (j = 0; j < fde->num_fres; j++) {
-		r = emu_sf_decode_fre(s, fde, &pos, &fre);
+		/* DEFAULT FDEs: only the count can be wrong, the words need no reading */
+		if (fde->type == EMU_SF_V3_FDE_TYPE_DEFAULT)
+			r = emu_sf_decode_fre_head(s, fde, &pos, &fre);
+		else
+			r = emu_sf_decode_fre(s, fde, &pos, &fre);
 		if (r)
 			return fre_fail(v, r, i, j, &fre);
 		err = check_fre_start(v, i, j, fde, &fre, prev);
 		if (err)
 			return err;
-		r = emu_sf_fre_rule(s, fde, &fre, &rule);
+		if (fde->type == EMU_SF_V3_FDE_TYPE_DEFAULT)
+			r = fre.count > max_words ? EMU_R_SF_FRE_OFFSET_COUNT : EMU_R_OK;
+		else
+			r = emu_sf_fre_rule(s, fde, &fre, &rule);
 		if (r)
 			return fre_fail(v, r, i, j, &fre);
 		prev = fre.start;
@@ -96,8 +104,8 @@ static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
  * Inside the text; or wholly inside executable mappings that hold no byte of
  * the text: another PF_X segment of the same object, registered separately.
  */
-static int check_fde_text(const struct emu_sframe_params *p, uint32_t i,
-			  const struct emu_sframe_fde *fde, struct emu_verdict *v)
+static int check_fde_text(struct emu_sframe_section *s, const struct emu_sframe_params *p,
+			  uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v)
 {
 	uint64_t start = fde->func_start, end = start + fde->func_size;
 
@@ -106,8 +114,10 @@ static int check_fde_text(const struct emu_sframe_params *p, uint32_t i,
 	if (start >= p->text_start && start < p->text_end && end <= p->text_end)
 		return 0;
 	if (p->maps && emu_mappings_covers_apart(p->maps, start, end > start ? end : start + 1,
-						 EMU_PROT_EXEC, p->text_start, p->text_end))
+						 EMU_PROT_EXEC, p->text_start, p->text_end)) {
+		s->used_maps = true;
 		return 0;
+	}
 fail:
 	return emu_reject(v, EMU_R_SF_FDE_TEXT,
 			  "FDE %u: function 0x%llx..0x%llx outside text range 0x%llx..0x%llx", i,
@@ -115,7 +125,7 @@ fail:
 			  (unsigned long long)p->text_start, (unsigned long long)p->text_end);
 }
 
-static int validate_fdes(const struct emu_sframe_section *s, const struct emu_sframe_params *p,
+static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_params *p,
 			 struct emu_verdict *v)
 {
 	struct emu_sframe_fde fde;
@@ -140,11 +150,15 @@ static int validate_fdes(const struct emu_sframe_section *s, const struct emu_sf
 					  i, (unsigned long long)fde.func_start, i - 1,
 					  (unsigned long long)prev_end);
 		fres += fde.num_fres;
+		if (fde.num_fres > EMU_SF_INDEX_MIN) {
+			s->index_fdes++;
+			s->index_fres += fde.num_fres;
+		}
 		if (fres > s->hdr.num_fres)
 			return emu_reject(v, EMU_R_SF_BOUNDS,
 					  "FDE %u: FRE counts add up beyond the header's %u FREs", i,
 					  s->hdr.num_fres);
-		err = check_fde_text(p, i, &fde, v);
+		err = check_fde_text(s, p, i, &fde, v);
 		if (!err)
 			err = validate_fres(s, i, &fde, v);
 		if (err)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SFW_MAX_FDES 64
+#define SFW_MAX_FDES 512
 
 /**
  * struct sfw_fre - one FRE
