@@ -61,6 +61,9 @@ DIFF_BIN := $(O)/tests/libsframe-diff
 ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c
 ABI_BIN := $(O)/tests/abi-conformance
 
+# The shipped demo program (make demo).
+DEMO := $(O)/tests/demo
+
 # End-to-end tests: codectl-run driving a test program.
 E2E_PROG := $(O)/tests/e2e-prog
 E2E_BIN := $(O)/tests/e2e-tests
@@ -84,7 +87,7 @@ UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
 	install clean
 .DELETE_ON_ERROR:
 
-all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(DEMO) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 # Install what is missing when root; otherwise name it and stop.
 deps: $(DEPS_STAMP)
@@ -119,6 +122,10 @@ $(CODECTL_RUN): $(SUPERVISOR_OBJ) $(LIBEMU)
 $(ABI_BIN): $(ABI_SRC) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(CFLAGS) $(ABI_SRC) -o $@ -lpthread
+
+$(DEMO): tests/demo/demo.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -Iinclude $(CFLAGS) -Wa,--gsframe $< -o $@
 
 $(E2E_PROG): tests/e2e/e2e_prog.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -206,7 +213,7 @@ bench: $(BENCH_BINS)
 	$(O)/bench/syscall
 
 demo: all
-	$(O)/bench/unwind --quick
+	$(CODECTL_RUN) --trace -- $(DEMO)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/include/codectl-emu/emu \
@@ -215,6 +222,9 @@ install: all
 	install -m 644 include/linux/codectl.h $(DESTDIR)$(PREFIX)/include/linux/
 	install -m 644 emu/*.h $(DESTDIR)$(PREFIX)/include/codectl-emu/emu/
 	install -m 644 $(LIBEMU) $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/codectl-emu
+	install -m 755 $(CODECTL_RUN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/codectl-emu/
 
 clean:
 	rm -rf $(B)

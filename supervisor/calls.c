@@ -41,21 +41,6 @@ static int prepare(struct supervisor *s, struct proc *p, pid_t tid, const struct
 	return emu_codectl_prepare(&s->policy, &sp, c, res);
 }
 
-static void note_kernel_refusals(struct supervisor *s, struct proc *p,
-				 const struct emu_call_result *res)
-{
-	uint32_t kr = res->verdict.kernel_refusals;
-
-	for (unsigned int bit = 0; kr && bit < 32; bit++) {
-		if (!(kr & (1u << bit)))
-			continue;
-		if (!p->stats.kernel_refusals[bit]++ && !s->opts.trace)
-			sv_note(s, "pid %d: accepted registrations the Linux SFrame patches would "
-				   "refuse: they require %s", (int)p->tgid,
-				emu_kernel_rule_text(1u << bit));
-	}
-}
-
 static void count(struct proc *p, const struct emu_call_result *res, int err)
 {
 	if (err) {
@@ -75,7 +60,7 @@ static void report(struct supervisor *s, struct proc *p, pid_t tid, const struct
 
 	count(p, res, err);
 	if (!err)
-		note_kernel_refusals(s, p, res);
+		sv_note_kernel_refusals(s, p, &res->verdict);
 	if (!s->opts.trace)
 		return;
 	trace_line_format(line, sizeof(line), tid, c, res, err);

@@ -68,11 +68,18 @@ static void register_segment(struct supervisor *s, struct proc *p, const struct 
 		return;
 	}
 	p->stats.exec_registered++;
-	if (s->opts.trace)
-		fprintf(s->log, "[pid %d] exec: %s text=%#llx-%#llx sframe=%#llx-%#llx v%u %u FDEs "
-				"registered\n", (int)p->tgid, what, (unsigned long long)info->text_start,
-			(unsigned long long)info->text_end, (unsigned long long)info->sframe_start,
-			(unsigned long long)info->sframe_end, res.sframe_version, res.sframe_fdes);
+	sv_note_kernel_refusals(s, p, &res.verdict);
+	if (!s->opts.trace)
+		return;
+	fprintf(s->log, "[pid %d] exec: %s text=%#llx-%#llx sframe=%#llx-%#llx v%u %u FDEs "
+			"registered", (int)p->tgid, what, (unsigned long long)info->text_start,
+		(unsigned long long)info->text_end, (unsigned long long)info->sframe_start,
+		(unsigned long long)info->sframe_end, res.sframe_version, res.sframe_fdes);
+	if (res.verdict.kernel_refusals)
+		fprintf(s->log, " [kernel patches would refuse: %s]",
+			emu_kernel_rule_text(res.verdict.kernel_refusals &
+					     -res.verdict.kernel_refusals));
+	fputc('\n', s->log);
 }
 
 /* One registration per PF_X PT_LOAD, all with the object's PT_GNU_SFRAME. */

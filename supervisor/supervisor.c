@@ -106,6 +106,20 @@ int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid)
 	return 0;
 }
 
+void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct emu_verdict *v)
+{
+	uint32_t kr = v->kernel_refusals;
+
+	for (unsigned int bit = 0; kr && bit < EMU_KR_COUNT; bit++) {
+		if (!(kr & (1u << bit)))
+			continue;
+		if (!p->stats.kernel_refusals[bit]++ && !s->opts.trace)
+			sv_note(s, "pid %d: accepted registrations the Linux SFrame patches would "
+				   "refuse: they require %s", (int)p->tgid,
+				emu_kernel_rule_text(1u << bit));
+	}
+}
+
 void sv_proc_exited(struct supervisor *s, struct proc *p)
 {
 	(void)s;

@@ -50,6 +50,12 @@ struct proc *sv_proc_of(struct supervisor *s, pid_t tid);
 /** sv_refresh_maps() - re-read @p's mappings (from @tid) and drop stale registrations. */
 int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid);
 
+/**
+ * sv_note_kernel_refusals() - count the kernel-patch rules an accepted
+ * registration breaks; the first of each kind in a process is noted in the log
+ */
+void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct emu_verdict *v);
+
 /** sv_proc_exited() - @p has no threads left: count what it left and drop it. */
 void sv_proc_exited(struct supervisor *s, struct proc *p);
 
