@@ -25,6 +25,8 @@ endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS := -std=gnu11 $(WARN) -O2 -g $(SANFLAGS)
+# Programs that run traced by codectl-run: LeakSanitizer cannot run under ptrace.
+PROG_CFLAGS := -std=gnu11 $(WARN) -O2 -g
 CPPFLAGS := -D_GNU_SOURCE -Iinclude -I.
 LDFLAGS := $(SANFLAGS)
 
@@ -121,15 +123,15 @@ $(CODECTL_RUN): $(SUPERVISOR_OBJ) $(LIBEMU)
 
 $(ABI_BIN): $(ABI_SRC) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(CFLAGS) $(ABI_SRC) -o $@ -lpthread
+	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(ABI_SRC) -o $@ -lpthread
 
 $(DEMO): tests/demo/demo.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude $(CFLAGS) -Wa,--gsframe $< -o $@
+	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@
 
 $(E2E_PROG): tests/e2e/e2e_prog.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude $(CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
+	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
 
 $(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/run_helper.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
