@@ -19,6 +19,13 @@ static struct emu_call call_of(const struct seccomp_notif *req)
 	};
 }
 
+/* Refusals that stale cached mappings can explain (a new mmap since the last read). */
+static bool maps_related(enum emu_rule rule)
+{
+	return rule == EMU_R_TEXT_NOT_EXEC || rule == EMU_R_SFRAME_NOT_READABLE ||
+	       rule == EMU_R_SF_FDE_TEXT || rule == EMU_R_KERNEL_REFUSES;
+}
+
 /* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
 static int prepare(struct supervisor *s, struct proc *p, pid_t tid, const struct emu_call *c,
 		   struct emu_call_result *res)
@@ -34,7 +41,7 @@ static int prepare(struct supervisor *s, struct proc *p, pid_t tid, const struct
 		fresh = true;
 	}
 	err = emu_codectl_prepare(&s->policy, &sp, c, res);
-	if (err != -EINVAL || fresh)
+	if (!err || fresh || !maps_related(res->verdict.rule))
 		return err;
 	emu_codectl_discard(res);
 	sv_refresh_maps(s, p, tid);

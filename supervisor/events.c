@@ -98,16 +98,6 @@ out:
 	resume(tid, 0);
 }
 
-static void read_exe(struct proc *p)
-{
-	char path[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->tgid);
-	n = readlink(path, p->exe, sizeof(p->exe) - 1);
-	p->exe[n > 0 ? n : 0] = '\0';
-}
-
 /* PTRACE_EVENT_EXEC: @tid is now the TGID; the old TID is in the event message. */
 static void on_exec(struct supervisor *s, pid_t tid)
 {
@@ -126,7 +116,7 @@ static void on_exec(struct supervisor *s, pid_t tid)
 		goto out;
 	}
 	p->stats.cleared_at_exec += (unsigned long)dropped;
-	read_exe(p);
+	sv_read_exe(p);
 	sv_refresh_maps(s, p, tid);
 	if (s->opts.exec_registration)
 		sv_exec_register(s, p, tid);

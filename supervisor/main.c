@@ -104,6 +104,13 @@ static void on_listener(struct supervisor *s, uint32_t events)
 	}
 }
 
+/* The exec-error pipe may still hold the child's errno when its exit was seen first. */
+static void drain_exec_error(struct supervisor *s)
+{
+	if (s->exec_err_fd >= 0)
+		on_exec_error(s);
+}
+
 static bool finished(const struct supervisor *s)
 {
 	if (!s->child_reaped)
@@ -188,6 +195,7 @@ static int track_child(struct supervisor *s)
 		return -ENOMEM;
 	th->attached = true;
 	proc_set_thread(p, th);
+	p->start_time = sv_start_time(s->child);
 	snprintf(p->exe, sizeof(p->exe), "%s", s->opts.argv[0]);
 	return 0;
 }
@@ -241,6 +249,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (!setup(&s, &orig)) {
 		event_loop(&s);
+		drain_exec_error(&s);
 		if (!s.opts.quiet)
 			sv_print_summary(&s);
 		status = exit_status(&s);

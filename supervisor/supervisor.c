@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Shared supervisor helpers: the log, process lookup, mappings refresh, process exit. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proc_maps.h"
 #include "supervisor.h"
@@ -51,35 +53,72 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-/* Without ptrace: processes appear at their first call, with empty registries. */
+unsigned long long sv_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');		/* the command name may hold spaces and parentheses */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p + 1, "%llu", &t);
+	return t;
+}
+
+/* Without ptrace no exit is seen: drop the processes that are gone (or whose pid was reused). */
+static void sweep_untraced(struct supervisor *s)
+{
+	struct proc *p;
+
+	for (p = s->tree.procs; p; p = p->next)
+		if (!p->exited && sv_start_time(p->tgid) != p->start_time)
+			sv_proc_exited(s, p);
+}
+
+/*
+ * Without ptrace: a process is known by its pid and start time, found from the
+ * calling thread at each call, and starts with an empty registry.
+ */
 static struct proc *untraced_proc_of(struct supervisor *s, pid_t tid)
 {
 	pid_t tgid = tgid_of(tid);
-	struct thread *th;
+	unsigned long long start = tgid ? sv_start_time(tgid) : 0;
 	struct proc *p;
 
-	if (!tgid)
+	if (!start)
 		return NULL;
 	p = tracees_proc(&s->tree, tgid);
-	if (!p)
-		p = tracees_new_proc(&s->tree, tgid, 0, NULL);
-	th = p ? tracees_add_thread(&s->tree, tid) : NULL;
-	if (!th)
-		return NULL;
-	th->attached = true;
-	proc_set_thread(p, th);
+	if (p && p->start_time == start)
+		return p;
+	sweep_untraced(s);
+	p = tracees_new_proc(&s->tree, tgid, 0, NULL);
+	if (p) {
+		p->start_time = start;
+		sv_read_exe(p);
+	}
 	return p;
 }
 
 struct proc *sv_proc_of(struct supervisor *s, pid_t tid)
 {
-	struct thread *th = tracees_thread(&s->tree, tid);
+	struct thread *th;
 
-	if (th && th->proc && th->proc->as)
-		return th->proc;
-	if (s->traced)
-		return NULL;
-	return untraced_proc_of(s, tid);
+	if (!s->traced)
+		return untraced_proc_of(s, tid);
+	th = tracees_thread(&s->tree, tid);
+	return th && th->proc && th->proc->as ? th->proc : NULL;
 }
 
 static void log_stale(const struct emu_registration *reg, void *ctx)
@@ -104,6 +143,16 @@ int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid)
 		return err;
 	emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, args);
 	return 0;
+}
+
+void sv_read_exe(struct proc *p)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->tgid);
+	n = readlink(path, p->exe, sizeof(p->exe) - 1);
+	p->exe[n > 0 ? n : 0] = '\0';
 }
 
 void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct emu_verdict *v)

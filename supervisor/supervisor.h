@@ -56,6 +56,12 @@ int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid);
  */
 void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct emu_verdict *v);
 
+/** sv_start_time() - field 22 of /proc/PID/stat (clock ticks); 0 when the process is gone. */
+unsigned long long sv_start_time(pid_t pid);
+
+/** sv_read_exe() - set @p->exe from /proc/PID/exe (empty when unreadable). */
+void sv_read_exe(struct proc *p);
+
 /** sv_proc_exited() - @p has no threads left: count what it left and drop it. */
 void sv_proc_exited(struct supervisor *s, struct proc *p);
 

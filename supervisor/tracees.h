@@ -55,6 +55,7 @@ struct proc_stats {
 struct proc {
 	pid_t tgid;
 	pid_t parent;
+	unsigned long long start_time;	/* /proc/PID/stat starttime: tells reused pids apart */
 	struct addr_space *as;
 	unsigned int nthreads;
 	bool exited;
