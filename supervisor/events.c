@@ -25,23 +25,6 @@ static void resume(pid_t tid, int sig)
 	ptrace(PTRACE_CONT, tid, 0, (long)sig);
 }
 
-static pid_t read_tgid(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* Do two tasks share one mm (CLONE_VM)? kcmp(2); when unavailable, assume not. */
 static bool same_vm(pid_t a, pid_t b)
 {
@@ -80,7 +63,7 @@ static void on_new_task(struct supervisor *s, pid_t tid, int event)
 	child = tracees_add_thread(&s->tree, (pid_t)msg);
 	if (!child)
 		goto out;
-	if (event == PTRACE_EVENT_CLONE && read_tgid(child->tid) == parent->tgid) {
+	if (event == PTRACE_EVENT_CLONE && sv_tgid_of(child->tid) == parent->tgid) {
 		p = parent;
 	} else {
 		bool share = event == PTRACE_EVENT_VFORK ||

@@ -36,7 +36,7 @@ void sv_note(struct supervisor *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static pid_t tgid_of(pid_t tid)
+pid_t sv_tgid_of(pid_t tid)
 {
 	char path[64], line[128];
 	pid_t tgid = 0;
@@ -93,7 +93,7 @@ static void sweep_untraced(struct supervisor *s)
  */
 static struct proc *untraced_proc_of(struct supervisor *s, pid_t tid)
 {
-	pid_t tgid = tgid_of(tid);
+	pid_t tgid = sv_tgid_of(tid);
 	unsigned long long start = tgid ? sv_start_time(tgid) : 0;
 	struct proc *p;
 

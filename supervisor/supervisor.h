@@ -56,6 +56,9 @@ int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid);
  */
 void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct emu_verdict *v);
 
+/** sv_tgid_of() - the process a thread belongs to (/proc/TID/status); 0 when it is gone. */
+pid_t sv_tgid_of(pid_t tid);
+
 /** sv_start_time() - field 22 of /proc/PID/stat (clock ticks); 0 when the process is gone. */
 unsigned long long sv_start_time(pid_t pid);
 
