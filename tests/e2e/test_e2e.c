@@ -5,6 +5,7 @@
  * codectl-run's exit summary (exact counts).
  */
 #include <criterion/criterion.h>
+#include <poll.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -273,39 +274,65 @@ Test(e2e, help_version_usage)
 	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --max-registrations x true 2>/dev/null")), 2);
 }
 
-/* Start codectl-run with stdout on a pipe; wait for the program's "ready". */
+static pid_t waiting_pid;
+
+/* A failed assertion must not leave codectl-run and its program behind. */
+static void kill_waiting(void)
+{
+	if (waiting_pid > 0)
+		kill(waiting_pid, SIGKILL);
+	waiting_pid = 0;
+}
+
+/* Start codectl-run with stdout on a pipe; wait (10 s at most) for the program's "ready". */
 static pid_t start_waiting(int *out)
 {
+	struct pollfd pfd;
+	char buf[64] = { 0 };
+	size_t got = 0;
 	int p[2];
-	char buf[16] = { 0 };
-	pid_t pid;
 
 	cr_assert_eq(pipe(p), 0);
-	pid = fork();
-	if (pid == 0) {
+	waiting_pid = fork();
+	if (waiting_pid == 0) {
 		dup2(p[1], 1);
 		execl(CODECTL_RUN, CODECTL_RUN, "-q", "--", E2E_PROG, "wait-signal", (char *)NULL);
 		_exit(120);
 	}
 	close(p[1]);
-	cr_assert_gt(read(p[0], buf, sizeof(buf) - 1), 0);
-	cr_assert(strstr(buf, "ready"));
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	while (!strstr(buf, "ready") && got < sizeof(buf) - 1 && poll(&pfd, 1, 10000) == 1) {
+		ssize_t n = read(p[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	cr_assert(strstr(buf, "ready"), "program output: '%s'", buf);
 	*out = p[0];
-	return pid;
+	return waiting_pid;
 }
 
-Test(e2e, signals_forwarded)
+static int stop_waiting(pid_t pid, int sig)
+{
+	int status = 0;
+
+	kill(pid, sig);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	waiting_pid = 0;
+	return status;
+}
+
+Test(e2e, signals_forwarded, .fini = kill_waiting)
 {
 	int out, status;
 	pid_t pid = start_waiting(&out);
 
-	kill(pid, SIGTERM);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	status = stop_waiting(pid, SIGTERM);
 	cr_assert_eq(WEXITSTATUS(status), 40 + SIGTERM);
 	close(out);
 	pid = start_waiting(&out);
-	kill(pid, SIGHUP);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	status = stop_waiting(pid, SIGHUP);
 	cr_assert_eq(WEXITSTATUS(status), 40 + SIGHUP);
 	close(out);
 }
