@@ -88,7 +88,8 @@ int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *s
 						EMU_ASPECT_UNWIND, v);
 	if (err)
 		return err;
-	reg = emu_registration_new(CODE_REGISTER_SFRAME, origin, info->text_start, info->text_end);
+	reg = emu_registration_new(sp, CODE_REGISTER_SFRAME, origin, info->text_start,
+				   info->text_end);
 	if (!reg)
 		return emu_reject(v, EMU_R_NOMEM, "out of memory");
 	err = emu_attach_sframe(p, sp, reg, info->sframe_start, info->sframe_end, res);
@@ -127,7 +128,7 @@ static int do_register_jit(const struct emu_policy *p, const struct emu_space *s
 		err = emu_jit_check_head(sp->mem, info->unwind_head, v);
 	if (err)
 		return err;
-	reg = emu_registration_new(CODE_REGISTER_JIT, EMU_ORIGIN_CALL, info->text_start,
+	reg = emu_registration_new(sp, CODE_REGISTER_JIT, EMU_ORIGIN_CALL, info->text_start,
 				   info->text_end);
 	if (!reg)
 		return emu_reject(v, EMU_R_NOMEM, "out of memory");

@@ -14,9 +14,9 @@ int emu_check_mappings(const struct emu_policy *p, const struct emu_space *sp,
 		       uint64_t text_start, uint64_t text_end, uint64_t sframe_start,
 		       uint64_t sframe_end, struct emu_verdict *v);
 
-/* A zeroed registration for [start, end); NULL on ENOMEM. */
-struct emu_registration *emu_registration_new(unsigned int option, unsigned int origin,
-					      uint64_t start, uint64_t end);
+/* A zeroed registration for [start, end) of @sp; NULL on ENOMEM. */
+struct emu_registration *emu_registration_new(const struct emu_space *sp, unsigned int option,
+					      unsigned int origin, uint64_t start, uint64_t end);
 
 /* Copy, validate and attach the section as @reg's unwind aspect. */
 int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,

@@ -32,9 +32,10 @@ int emu_check_mappings(const struct emu_policy *p, const struct emu_space *sp,
 	return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
 }
 
-struct emu_registration *emu_registration_new(unsigned int option, unsigned int origin,
-					      uint64_t start, uint64_t end)
+struct emu_registration *emu_registration_new(const struct emu_space *sp, unsigned int option,
+					      unsigned int origin, uint64_t start, uint64_t end)
 {
+	const struct emu_vma *v = emu_mappings_find(sp->maps, start);
 	struct emu_registration *reg = calloc(1, sizeof(*reg));
 
 	if (!reg)
@@ -43,6 +44,7 @@ struct emu_registration *emu_registration_new(unsigned int option, unsigned int 
 	reg->origin = origin;
 	reg->text_start = start;
 	reg->text_end = end;
+	reg->text_vma_ident = v ? v->ident : 0;
 	return reg;
 }
 
@@ -222,7 +224,7 @@ int emu_do_register_elf(const struct emu_policy *p, const struct emu_space *sp,
 						aspects, v);
 	if (err)
 		return err;
-	reg = emu_registration_new(CODE_REGISTER_ELF, EMU_ORIGIN_CALL, info->text_start,
+	reg = emu_registration_new(sp, CODE_REGISTER_ELF, EMU_ORIGIN_CALL, info->text_start,
 				   info->text_end);
 	if (!reg)
 		return emu_reject(v, EMU_R_NOMEM, "out of memory");

@@ -61,7 +61,8 @@ int emu_strndup_user(const struct emu_accessor *mem, uint64_t addr, size_t max, 
 			goto out_free;
 		nul = memchr(buf + got, '\0', chunk);
 		if (nul) {
-			*out = buf;
+			/* keep only the string: a registry holds many of them */
+			*out = realloc(buf, (size_t)(nul - buf) + 1) ?: buf;
 			return 0;
 		}
 		got += chunk;

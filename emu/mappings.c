@@ -7,6 +7,12 @@
 
 int emu_mappings_add(struct emu_mappings *m, uint64_t start, uint64_t end, unsigned int prot)
 {
+	return emu_mappings_add_ident(m, start, end, prot, 0);
+}
+
+int emu_mappings_add_ident(struct emu_mappings *m, uint64_t start, uint64_t end,
+			   unsigned int prot, uint64_t ident)
+{
 	struct emu_vma *vma;
 	size_t cap;
 
@@ -20,7 +26,7 @@ int emu_mappings_add(struct emu_mappings *m, uint64_t start, uint64_t end, unsig
 		m->vma = vma;
 		m->cap = cap;
 	}
-	m->vma[m->n++] = (struct emu_vma){ start, end, prot };
+	m->vma[m->n++] = (struct emu_vma){ start, end, prot, ident };
 	return 0;
 }
 

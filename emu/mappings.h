@@ -11,11 +11,17 @@
 #define EMU_PROT_WRITE	0x2
 #define EMU_PROT_EXEC	0x4
 
-/** struct emu_vma - one mapping, [@start, @end) in bytes, EMU_PROT_* in @prot */
+/**
+ * struct emu_vma - one mapping, [@start, @end) in bytes, EMU_PROT_* in @prot
+ * @ident: what is mapped (a file's device, inode and offset, hashed), 0 for
+ *	anonymous memory or when unknown: a registration whose text is mapped
+ *	again by something else is stale
+ */
 struct emu_vma {
 	uint64_t start;
 	uint64_t end;
 	unsigned int prot;
+	uint64_t ident;
 };
 
 /**
@@ -35,6 +41,10 @@ struct emu_mappings {
  * Return: 0, -EINVAL (empty range, or not above the previous mapping), -ENOMEM.
  */
 int emu_mappings_add(struct emu_mappings *m, uint64_t start, uint64_t end, unsigned int prot);
+
+/** emu_mappings_add_ident() - emu_mappings_add() with the mapping's identity. */
+int emu_mappings_add_ident(struct emu_mappings *m, uint64_t start, uint64_t end,
+			   unsigned int prot, uint64_t ident);
 
 /** emu_mappings_reset() - forget all mappings, keep the storage. */
 void emu_mappings_reset(struct emu_mappings *m);

@@ -56,6 +56,8 @@ struct emu_identity {
  * @sframe: the validated section copy (a reference) for EMU_UNWIND_SFRAME
  * @sframe_start, @sframe_end: where the section was in the tracee
  * @jit_head: tracee address of the first JIT table for EMU_UNWIND_JIT
+ * @text_vma_ident: struct emu_vma ident of the mapping holding text_start
+ *	when registered (0: anonymous or unknown)
  * @ident: valid when @aspects has EMU_ASPECT_IDENTITY
  */
 struct emu_registration {
@@ -69,6 +71,7 @@ struct emu_registration {
 	uint64_t sframe_end;
 	struct emu_sframe_section *sframe;
 	uint64_t jit_head;
+	uint64_t text_vma_ident;
 	struct emu_identity ident;
 };
 
@@ -153,7 +156,8 @@ void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn f
  * @on_drop: called for each (before it is freed); may be NULL
  *
  * A registration is stale when its text is no longer wholly inside executable
- * mappings of @maps (dlclose without CODE_UNREGISTER).
+ * mappings of @maps, or its first byte is now mapped from another file
+ * (dlclose without CODE_UNREGISTER, then something else loaded there).
  * Return: the number dropped.
  */
 size_t emu_registry_prune_unmapped(struct emu_registry *r, const struct emu_mappings *maps,

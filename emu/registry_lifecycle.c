@@ -67,11 +67,21 @@ struct prune_state {
 	size_t n;
 };
 
+static bool is_stale(const struct emu_registration *reg, const struct emu_mappings *maps)
+{
+	const struct emu_vma *v;
+
+	if (!emu_mappings_covers(maps, reg->text_start, reg->text_end, EMU_PROT_EXEC))
+		return true;
+	v = emu_mappings_find(maps, reg->text_start);
+	return reg->text_vma_ident && v && v->ident != reg->text_vma_ident;
+}
+
 static void collect_stale(const struct emu_registration *reg, void *ctx)
 {
 	struct prune_state *st = ctx;
 
-	if (!emu_mappings_covers(st->maps, reg->text_start, reg->text_end, EMU_PROT_EXEC))
+	if (is_stale(reg, st->maps))
 		st->stale[st->n++] = reg;
 }
 

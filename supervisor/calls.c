@@ -19,11 +19,37 @@ static struct emu_call call_of(const struct seccomp_notif *req)
 	};
 }
 
-/* Refusals that stale cached mappings can explain (a new mmap since the last read). */
+/*
+ * Refusals that stale cached mappings can explain: a new mmap since the last
+ * read, or a registration whose text was unmapped since (dlclose without
+ * CODE_UNREGISTER) still holding the range: it is stale and goes at the re-read.
+ */
 static bool maps_related(enum emu_rule rule)
 {
 	return rule == EMU_R_TEXT_NOT_EXEC || rule == EMU_R_SFRAME_NOT_READABLE ||
-	       rule == EMU_R_SF_FDE_TEXT || rule == EMU_R_KERNEL_REFUSES;
+	       rule == EMU_R_SF_FDE_TEXT || rule == EMU_R_KERNEL_REFUSES || rule == EMU_R_OVERLAP;
+}
+
+/*
+ * The SFrame bytes this call may add up to: the process's own budget, and what
+ * all traced processes together may still hold (copies cost the supervisor's
+ * memory, not the tracees').
+ */
+static struct emu_policy policy_for(const struct supervisor *s, const struct proc *p)
+{
+	struct emu_policy pol = s->policy;
+	uint64_t own = emu_registry_sframe_bytes(p->as->registry), all = 0, others;
+	const struct proc *q;
+
+	for (q = s->tree.procs; q; q = q->next)
+		if (!q->exited && q->as)
+			all += emu_registry_sframe_bytes(q->as->registry);
+	others = all > own ? all - own : 0;
+	if (others >= SV_SFRAME_GLOBAL_MAX)
+		pol.max_sframe_total = own;
+	else if (own + SV_SFRAME_GLOBAL_MAX - others < pol.max_sframe_total)
+		pol.max_sframe_total = own + SV_SFRAME_GLOBAL_MAX - others;
+	return pol;
 }
 
 /* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
@@ -33,19 +59,20 @@ static int prepare(struct supervisor *s, struct proc *p, pid_t tid, const struct
 	struct remote_mem rm = { .pid = tid };
 	struct emu_accessor mem = remote_mem_accessor(&rm);
 	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps };
+	struct emu_policy pol = policy_for(s, p);
 	bool fresh = false;
 	int err;
 
-	if (!p->as->maps_valid) {
+	if (!p->as->maps_valid || sv_now_ns() - p->as->maps_ns > SV_MAPS_MAX_AGE_NS) {
 		sv_refresh_maps(s, p, tid);
 		fresh = true;
 	}
-	err = emu_codectl_prepare(&s->policy, &sp, c, res);
+	err = emu_codectl_prepare(&pol, &sp, c, res);
 	if (!err || fresh || !maps_related(res->verdict.rule))
 		return err;
 	emu_codectl_discard(res);
 	sv_refresh_maps(s, p, tid);
-	return emu_codectl_prepare(&s->policy, &sp, c, res);
+	return emu_codectl_prepare(&pol, &sp, c, res);
 }
 
 static void count(struct proc *p, const struct emu_call_result *res, int err)

@@ -25,10 +25,17 @@ static void resume(pid_t tid, int sig)
 	ptrace(PTRACE_CONT, tid, 0, (long)sig);
 }
 
-/* Do two tasks share one mm (CLONE_VM)? kcmp(2); when unavailable, assume not. */
-static bool same_vm(pid_t a, pid_t b)
+/*
+ * Does @child use @parent's mm (vfork, CLONE_VM) or a copy (fork)? kcmp(2)
+ * tells for every kind of event; without it, trust the event.
+ */
+static bool shares_mm(pid_t parent, pid_t child, int event)
 {
-	return syscall(SYS_kcmp, a, b, KCMP_VM, 0, 0) == 0;
+	long r = syscall(SYS_kcmp, parent, child, KCMP_VM, 0, 0);
+
+	if (r >= 0)
+		return r == 0;
+	return event == PTRACE_EVENT_VFORK;
 }
 
 static struct proc *new_process(struct supervisor *s, struct proc *parent, pid_t child, bool share)
@@ -46,35 +53,77 @@ static struct proc *new_process(struct supervisor *s, struct proc *parent, pid_t
 	}
 	p = tracees_new_proc(&s->tree, child, parent->tgid, as);
 	addr_space_put(as);	/* tracees_new_proc took its own reference */
-	if (p)
+	if (p) {
+		p->start_time = sv_start_time(child);
 		snprintf(p->exe, sizeof(p->exe), "%s", parent->exe);
+	}
 	return p;
 }
 
-/* PTRACE_EVENT_FORK/VFORK/CLONE: place the new task, then let both run. */
+/* A new process: its creator's (or, not known yet, its /proc parent's) address space. */
+static struct proc *place_process(struct supervisor *s, pid_t pid, pid_t creator, int event)
+{
+	pid_t parent_pid = creator ? sv_tgid_of(creator) : sv_ppid_of(pid);
+	struct proc *parent = parent_pid ? tracees_proc(&s->tree, parent_pid) : NULL, *p;
+
+	if (parent)
+		p = new_process(s, parent, pid, shares_mm(parent->tgid, pid, event));
+	else
+		p = tracees_new_proc(&s->tree, pid, parent_pid, NULL);
+	if (!p)
+		sv_log(s, "pid %d: out of memory tracking a new process", (int)pid);
+	return p;
+}
+
+/* The process of thread group @tgid, placing its leader first if it is new too. */
+static struct proc *process_of_group(struct supervisor *s, pid_t tgid)
+{
+	struct proc *p = tracees_proc(&s->tree, tgid);
+	struct thread *leader;
+
+	if (p)
+		return p;
+	leader = tracees_add_thread(&s->tree, tgid);
+	if (!leader)
+		return NULL;
+	p = place_process(s, tgid, 0, 0);
+	if (p)
+		proc_set_thread(p, leader);
+	return p;
+}
+
+/*
+ * Put a new task in the tree as soon as either its creator's event or its own
+ * first stop is seen, whichever comes first: the creator may be killed before
+ * its event is reported. @creator: the announcing task, or 0.
+ */
+static void place_task(struct supervisor *s, struct thread *th, pid_t creator, int event)
+{
+	pid_t tgid = sv_tgid_of(th->tid);
+	struct proc *p;
+
+	if (!tgid || th->proc)
+		return;
+	if (tgid == th->tid)
+		p = place_process(s, th->tid, creator, event);
+	else
+		p = process_of_group(s, tgid);
+	if (p)
+		proc_set_thread(p, th);
+}
+
+/* PTRACE_EVENT_FORK/VFORK/CLONE: place the new task (if its first stop did not), resume. */
 static void on_new_task(struct supervisor *s, pid_t tid, int event)
 {
-	struct thread *th = tracees_thread(&s->tree, tid), *child;
-	struct proc *parent = th ? th->proc : NULL, *p;
+	struct thread *child;
 	unsigned long msg = 0;
 
-	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) || !parent)
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg))
 		goto out;
 	child = tracees_add_thread(&s->tree, (pid_t)msg);
 	if (!child)
 		goto out;
-	if (event == PTRACE_EVENT_CLONE && sv_tgid_of(child->tid) == parent->tgid) {
-		p = parent;
-	} else {
-		bool share = event == PTRACE_EVENT_VFORK ||
-			     (event == PTRACE_EVENT_CLONE && same_vm(tid, child->tid));
-
-		p = new_process(s, parent, child->tid, share);
-		if (!p)
-			sv_log(s, "pid %d: out of memory tracking a new process", (int)child->tid);
-	}
-	if (p)
-		proc_set_thread(p, child);
+	place_task(s, child, tid, event);
 	if (child->attached)
 		resume(child->tid, 0);	/* its first stop came before this event */
 out:
@@ -129,9 +178,9 @@ static void on_event_stop(struct supervisor *s, pid_t tid, int sig)
 
 	if (th && !th->attached) {
 		th->attached = true;
-		if (th->proc)
-			resume(tid, 0);
-		return;		/* else: resumed when its creator's event arrives */
+		place_task(s, th, 0, 0);
+		resume(tid, 0);
+		return;
 	}
 	if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped, but let SIGCONT through (as strace does) */

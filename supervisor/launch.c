@@ -59,31 +59,49 @@ static int recv_fd(int sock, bool *killable)
 }
 
 /* The child: wait to be seized, filter, hand over the listener, exec. */
-static void __attribute__((noreturn)) child(char **argv, const struct notify_filter *filter,
-					    const sigset_t *sigmask, int go, int sock, int errfd)
+static void __attribute__((noreturn)) fail(int errfd, int stage, int err)
+{
+	struct launch_error e = { .stage = stage, .err = err };
+
+	if (write(errfd, &e, sizeof(e)) != sizeof(e))
+		_exit(127);
+	if (stage == LAUNCH_STAGE_SETUP)
+		_exit(LAUNCH_SETUP_STATUS);
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+struct child_args {
+	char **argv;
+	const struct notify_filter *filter;
+	const sigset_t *sigmask;
+	const struct sigaction *sigpipe;
+};
+
+/* The child: wait to be seized, filter, hand over the listener, exec. */
+static void __attribute__((noreturn)) child(const struct child_args *a, int go, int sock,
+					    int errfd)
 {
 	bool killable = true;
 	char byte;
-	int fd, err;
+	int fd;
 
 	if (read(go, &byte, 1) != 1)
 		_exit(127);
 	close(go);
 	/* no-new-privs only when not privileged, so setuid programs keep working as root */
 	if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		goto fail;
-	fd = notify_filter_load(filter, &killable);
-	if (fd < 0 || send_fd(sock, fd, killable))
-		goto fail;
+		fail(errfd, LAUNCH_STAGE_SETUP, errno);
+	fd = notify_filter_load(a->filter, &killable);
+	if (fd < 0)
+		fail(errfd, LAUNCH_STAGE_SETUP, -fd);
+	if (send_fd(sock, fd, killable))
+		fail(errfd, LAUNCH_STAGE_SETUP, errno);
 	close(fd);
 	close(sock);
-	sigprocmask(SIG_SETMASK, sigmask, NULL);
-	execvp(argv[0], argv);
-fail:
-	err = errno;
-	if (write(errfd, &err, sizeof(err)) != sizeof(err))
-		_exit(127);
-	_exit(err == ENOENT ? 127 : 126);
+	sigaction(SIGPIPE, a->sigpipe, NULL);
+	sigprocmask(SIG_SETMASK, a->sigmask, NULL);
+	execvp(a->argv[0], a->argv);
+	fail(errfd, LAUNCH_STAGE_EXEC, errno);
 }
 
 static int seize(pid_t pid, struct launch *out)
@@ -105,8 +123,9 @@ static void close_pair(int *p)
 }
 
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
-		   bool require_ptrace, struct launch *out)
+		   const struct sigaction *sigpipe, bool require_ptrace, struct launch *out)
 {
+	const struct child_args a = { argv, filter, sigmask, sigpipe };
 	int go[2] = { -1, -1 }, sock[2] = { -1, -1 }, errp[2] = { -1, -1 }, err;
 
 	memset(out, 0, sizeof(*out));
@@ -125,7 +144,7 @@ int launch_program(char **argv, const struct notify_filter *filter, const sigset
 		close(go[1]);
 		close(sock[0]);
 		close(errp[0]);
-		child(argv, filter, sigmask, go[0], sock[1], errp[1]);
+		child(&a, go[0], sock[1], errp[1]);
 	}
 	close(go[0]);
 	close(sock[1]);

@@ -21,7 +21,8 @@
  * @traced: PTRACE_SEIZE succeeded (process-tree tracking is on)
  * @seize_errno: why it did not
  * @exec_err_fd: read end of a close-on-exec pipe: EOF once PROGRAM is
- *	executing, or an int errno when exec failed (the child then exits 127/126)
+ *	executing, or a struct launch_error when the child failed (it then exits
+ *	127/126 for exec, LAUNCH_SETUP_STATUS for the filter)
  */
 struct launch {
 	pid_t pid;
@@ -32,14 +33,25 @@ struct launch {
 	int exec_err_fd;
 };
 
+/* Why the child did not become PROGRAM. */
+struct launch_error {
+	int stage;		/* LAUNCH_STAGE_* */
+	int err;		/* errno */
+};
+
+#define LAUNCH_STAGE_SETUP 0	/* no-new-privs, filter or listener hand-over */
+#define LAUNCH_STAGE_EXEC 1	/* execvp */
+#define LAUNCH_SETUP_STATUS 125	/* the child's exit status after a setup failure */
+
 /**
  * launch_program() - start @argv under @filter
  * @sigmask: the signal mask PROGRAM gets (the caller's original one)
+ * @sigpipe: the SIGPIPE disposition PROGRAM gets (the caller's original one)
  * @require_ptrace: kill the child and fail when it cannot be seized
  * Return: 0, or a negative errno with nothing left running.
  */
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
-		   bool require_ptrace, struct launch *out);
+		   const struct sigaction *sigpipe, bool require_ptrace, struct launch *out);
 
 /** launch_ptrace_options() - the PTRACE_O_* set used on every tracee. */
 long launch_ptrace_options(void);

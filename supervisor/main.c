@@ -37,11 +37,18 @@ static int open_log(struct supervisor *s)
 	return -1;
 }
 
-/* Block SIGCHLD and the forwarded signals; they arrive on a signalfd. */
+/*
+ * Block SIGCHLD and the forwarded signals; they arrive on a signalfd. Ignore
+ * SIGPIPE (a log piped into head must not kill us); the program gets the
+ * original disposition back.
+ */
 static int setup_signals(struct supervisor *s, sigset_t *orig)
 {
+	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigset_t set;
 
+	if (sigaction(SIGPIPE, &ign, &s->orig_sigpipe))
+		return -1;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
@@ -59,36 +66,55 @@ static int watch(struct supervisor *s, int fd)
 	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* The signal was sent to us by a process (not by the terminal to the whole group). */
+/*
+ * Forward a signal sent to us by another process to the program (or, once it
+ * has exited, to the processes it left). Not when the terminal sent it to the
+ * whole group, nor when the program itself did (kill(0, sig)): the program got
+ * its own.
+ */
+static void forward(struct supervisor *s, const struct signalfd_siginfo *si)
+{
+	struct proc *p;
+
+	if (si->ssi_code != SI_USER && si->ssi_code != SI_QUEUE)
+		return;
+	p = tracees_proc(&s->tree, (pid_t)si->ssi_pid);
+	if (p && !p->exited && sv_start_time(p->tgid) == p->start_time)
+		return;
+	if (!s->child_reaped) {
+		kill(s->child, (int)si->ssi_signo);
+		return;
+	}
+	for (p = s->tree.procs; p; p = p->next)
+		if (!p->exited && sv_start_time(p->tgid) == p->start_time)
+			kill(p->tgid, (int)si->ssi_signo);
+}
+
 static void on_signal(struct supervisor *s)
 {
 	struct signalfd_siginfo si;
-	const struct proc *p;
 
 	while (read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
+		if (si.ssi_signo == SIGCHLD)
 			sv_reap(s);
-			continue;
-		}
-		if (si.ssi_code != SI_USER && si.ssi_code != SI_QUEUE)
-			continue;	/* from the terminal: the program got its own */
-		if (!s->child_reaped) {
-			kill(s->child, (int)si.ssi_signo);
-			continue;
-		}
-		for (p = s->tree.procs; p; p = p->next)
-			if (!p->exited)
-				kill(p->tgid, (int)si.ssi_signo);
+		else
+			forward(s, &si);
 	}
 }
 
 static void on_exec_error(struct supervisor *s)
 {
-	int err = 0;
-	ssize_t n = read(s->exec_err_fd, &err, sizeof(err));
+	struct launch_error e;
+	ssize_t n = read(s->exec_err_fd, &e, sizeof(e));
 
-	if (n == sizeof(err))
-		sv_log(s, "%s: %s", s->opts.argv[0], strerror(err));
+	if (n == sizeof(e) && e.stage == LAUNCH_STAGE_EXEC)
+		sv_log(s, "%s: %s", s->opts.argv[0], strerror(e.err));
+	if (n == sizeof(e) && e.stage == LAUNCH_STAGE_SETUP) {
+		s->start_failed = true;
+		sv_log(s, "cannot install the seccomp listener in %s: %s%s", s->opts.argv[0],
+		       strerror(e.err), e.err == EBUSY ? " (it already runs under a seccomp "
+							  "notifier, such as another codectl-run)" : "");
+	}
 	epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, s->exec_err_fd, NULL);
 	close(s->exec_err_fd);
 	s->exec_err_fd = -1;
@@ -142,13 +168,31 @@ static void event_loop(struct supervisor *s)
 	}
 }
 
+/*
+ * The program's exit status; if a signal killed it, die by the same signal
+ * (we are not dumpable: no core), so a shell or a parent sees what it would
+ * have seen without codectl-run; 128+N if that fails.
+ */
 static int exit_status(const struct supervisor *s)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t set;
+	int sig;
+
+	if (s->start_failed)
+		return 1;
 	if (WIFEXITED(s->child_status))
 		return WEXITSTATUS(s->child_status);
-	if (WIFSIGNALED(s->child_status))
-		return 128 + WTERMSIG(s->child_status);
-	return 1;
+	if (!WIFSIGNALED(s->child_status))
+		return 1;
+	sig = WTERMSIG(s->child_status);
+	fflush(s->log);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig;
 }
 
 static int start(struct supervisor *s, const sigset_t *orig)
@@ -162,7 +206,8 @@ static int start(struct supervisor *s, const sigset_t *orig)
 		sv_log(s, "cannot build the seccomp filter: %s", strerror(-err));
 		return err;
 	}
-	err = launch_program(s->opts.argv, &filter, orig, s->opts.require_ptrace, &l);
+	err = launch_program(s->opts.argv, &filter, orig, &s->orig_sigpipe, s->opts.require_ptrace,
+			     &l);
 	notify_filter_free(&filter);
 	if (err) {
 		sv_log(s, "cannot start %s: %s%s", s->opts.argv[0], strerror(-err),
@@ -209,9 +254,8 @@ static int setup(struct supervisor *s, sigset_t *orig)
 	s->notifier.fd = -1;
 	s->exec_err_fd = -1;
 	tracees_init(&s->tree, s->opts.max_registrations);
-	/* orphans of the program come back to us; the program cannot ptrace or read us */
+	/* orphans of the program come back to us */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	prctl(PR_SET_DUMPABLE, 0);
 	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epoll_fd < 0 || setup_signals(s, orig) || watch(s, s->signal_fd)) {
 		sv_log(s, "cannot set up the event loop: %s", strerror(errno));
@@ -219,6 +263,11 @@ static int setup(struct supervisor *s, sigset_t *orig)
 	}
 	if (start(s, orig) || track_child(s))
 		return -1;
+	/*
+	 * The program cannot ptrace or read us. Only now: a child forked while
+	 * we are not dumpable stays so until it execs, and could not be seized.
+	 */
+	prctl(PR_SET_DUMPABLE, 0);
 	if ((s->notifier.fd >= 0 && watch(s, s->notifier.fd)) ||
 	    (s->exec_err_fd >= 0 && watch(s, s->exec_err_fd))) {
 		sv_log(s, "cannot watch the listener: %s", strerror(errno));
@@ -250,7 +299,7 @@ int main(int argc, char **argv)
 	if (!setup(&s, &orig)) {
 		event_loop(&s);
 		drain_exec_error(&s);
-		if (!s.opts.quiet)
+		if (!s.opts.quiet && !s.start_failed)
 			sv_print_summary(&s);
 		status = exit_status(&s);
 	} else if (s.child > 0 && !s.child_reaped) {

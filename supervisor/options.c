@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/codectl.h>
+#include <seccomp.h>
 
 #include "emu/codectl_call.h"
 #include "emu/registry.h"
@@ -96,6 +97,19 @@ static int set_number(const char *name, const char *arg, long long max, long lon
 	return OPTS_EXIT_USAGE;
 }
 
+/* Trapping a real system call would change the program (and deadlock our own start-up). */
+static int check_nr(long nr)
+{
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr);
+
+	if (!name)
+		return 0;
+	fprintf(stderr, "codectl-run: --nr %ld is the system call %s; choose a number the kernel "
+			"does not use (default %d)\n", nr, name, CODECTL_NR_DEFAULT);
+	free(name);
+	return OPTS_EXIT_USAGE;
+}
+
 static int parse_one(int c, struct run_opts *o)
 {
 	long long v = 0;
@@ -103,8 +117,10 @@ static int parse_one(int c, struct run_opts *o)
 
 	switch (c) {
 	case OPT_NR:
-		err = set_number("--nr", optarg, INT_MAX, &v);
+		err = set_number("--nr", optarg, 0x3fffffff, &v);
 		o->nr = (long)v;
+		if (!err)
+			err = check_nr(o->nr);
 		break;
 	case OPT_STRICT:
 		o->strict = true;

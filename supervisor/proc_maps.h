@@ -18,6 +18,7 @@ int proc_maps_read(pid_t pid, struct emu_mappings *m);
  * proc_maps_parse_line() - the range and EMU_PROT_* bits of one maps line
  * Return: 0, or -EINVAL.
  */
-int proc_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot);
+int proc_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,
+			 uint64_t *ident);
 
 #endif /* SUPERVISOR_PROC_MAPS_H */

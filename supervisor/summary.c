@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Exit summary, strace -c style: a table of processes, then the details that matter. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "summary.h"
 #include "trace_line.h"
@@ -39,31 +40,47 @@ static void print_row(struct supervisor *s, const struct proc *p)
 		st->stale, p->exe[0] ? p->exe : "?");
 }
 
-/* The process list is newest first; print it in the order the processes started. */
-static void for_each_oldest_first(struct supervisor *s, const struct proc *p,
-				  void (*fn)(struct supervisor *, const struct proc *))
+static void print_folded(struct supervisor *s)
 {
-	const struct proc *stack[64];
-	unsigned int n = 0;
+	const struct proc_stats *st = &s->tree.folded;
 
-	for (; p && n < 64; p = p->next)
-		stack[n++] = p;
-	if (p)
-		for_each_oldest_first(s, p, fn);
-	while (n)
-		fn(s, stack[--n]);
+	fprintf(s->log, "  %8s %6lu %8lu %8lu %12lu %8lu %6lu  (%lu more processes, added up)\n",
+		"...", st->exec_registered, st->accepted, st->rejected, st->unregistered,
+		st->left_at_exit, st->stale, s->tree.nfolded);
+}
+
+/* The process list is newest first; the summary shows them in the order they started. */
+static const struct proc **oldest_first(const struct proc *list, size_t *n)
+{
+	const struct proc **v, *p;
+	size_t i = 0;
+
+	for (*n = 0, p = list; p; p = p->next)
+		(*n)++;
+	v = calloc(*n ? *n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (p = list; p; p = p->next)
+		v[*n - ++i] = p;
+	return v;
 }
 
 void sv_print_summary(struct supervisor *s)
 {
-	const struct proc *p;
-	unsigned int n = 0;
+	size_t n, i;
+	const struct proc **v = oldest_first(s->tree.procs, &n);
 
-	for (p = s->tree.procs; p; p = p->next)
-		n++;
-	fprintf(s->log, "codectl-run: summary: %u process%s\n", n, n == 1 ? "" : "es");
+	if (!v)
+		return;
+	fprintf(s->log, "codectl-run: summary: %zu process%s\n", n + s->tree.nfolded,
+		n + s->tree.nfolded == 1 ? "" : "es");
 	fprintf(s->log, "  %8s %6s %8s %8s %12s %8s %6s  %s\n", "pid", "exec", "accepted",
 		"rejected", "unregistered", "left", "stale", "program");
-	for_each_oldest_first(s, s->tree.procs, print_row);
-	for_each_oldest_first(s, s->tree.procs, print_details);
+	for (i = 0; i < n; i++)
+		print_row(s, v[i]);
+	if (s->tree.nfolded)
+		print_folded(s);
+	for (i = 0; i < n; i++)
+		print_details(s, v[i]);
+	free(v);
 }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc_maps.h"
@@ -36,21 +37,33 @@ void sv_note(struct supervisor *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-pid_t sv_tgid_of(pid_t tid)
+/* A "Name: pid" line of /proc/TID/status; 0 when the task is gone. */
+static pid_t status_pid(pid_t tid, const char *field)
 {
-	char path[64], line[128];
-	pid_t tgid = 0;
+	char path[64], line[128], fmt[32];
+	pid_t pid = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	snprintf(fmt, sizeof(fmt), "%s: %%d", field);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+		if (sscanf(line, fmt, &pid) == 1)
 			break;
 	fclose(f);
-	return tgid;
+	return pid;
+}
+
+pid_t sv_tgid_of(pid_t tid)
+{
+	return status_pid(tid, "Tgid");
+}
+
+pid_t sv_ppid_of(pid_t tid)
+{
+	return status_pid(tid, "PPid");
 }
 
 unsigned long long sv_start_time(pid_t pid)
@@ -80,11 +93,13 @@ unsigned long long sv_start_time(pid_t pid)
 /* Without ptrace no exit is seen: drop the processes that are gone (or whose pid was reused). */
 static void sweep_untraced(struct supervisor *s)
 {
-	struct proc *p;
+	struct proc *p, *next;
 
-	for (p = s->tree.procs; p; p = p->next)
+	for (p = s->tree.procs; p; p = next) {
+		next = p->next;		/* sv_proc_exited() may free p */
 		if (!p->exited && sv_start_time(p->tgid) != p->start_time)
 			sv_proc_exited(s, p);
+	}
 }
 
 /*
@@ -133,12 +148,21 @@ static void log_stale(const struct emu_registration *reg, void *ctx)
 		(unsigned long long)reg->text_start, (unsigned long long)reg->text_end);
 }
 
+uint64_t sv_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid)
 {
 	void *args[2] = { s, p };
 	int err = proc_maps_read(tid, &p->as->maps);
 
 	p->as->maps_valid = !err;
+	p->as->maps_ns = sv_now_ns();
 	if (err)
 		return err;
 	emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, args);
@@ -171,6 +195,6 @@ void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct 
 
 void sv_proc_exited(struct supervisor *s, struct proc *p)
 {
-	(void)s;
 	p->stats.left_at_exit += proc_exit(p);
+	tracees_retire(&s->tree, p);
 }

@@ -3,6 +3,7 @@
 #ifndef SUPERVISOR_SUPERVISOR_H
 #define SUPERVISOR_SUPERVISOR_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -29,7 +30,9 @@ struct supervisor {
 	pid_t child;
 	int child_status;
 	bool child_reaped;
+	struct sigaction orig_sigpipe;
 	bool traced;
+	bool start_failed;
 	bool listener_hup;
 	struct tracees tree;
 };
@@ -47,6 +50,18 @@ void sv_note(struct supervisor *s, const char *fmt, ...) __attribute__((format(p
  */
 struct proc *sv_proc_of(struct supervisor *s, pid_t tid);
 
+/*
+ * Cached mappings older than this are re-read before a call is checked
+ * (reading /proc/PID/maps costs ~1 us per mapping, so not at every call).
+ */
+#define SV_MAPS_MAX_AGE_NS (100 * 1000 * 1000ull)
+
+/* SFrame bytes all traced processes together may hold (each also has its own budget). */
+#define SV_SFRAME_GLOBAL_MAX (4096ull << 20)
+
+/** sv_now_ns() - CLOCK_MONOTONIC in nanoseconds. */
+uint64_t sv_now_ns(void);
+
 /** sv_refresh_maps() - re-read @p's mappings (from @tid) and drop stale registrations. */
 int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid);
 
@@ -58,6 +73,9 @@ void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct 
 
 /** sv_tgid_of() - the process a thread belongs to (/proc/TID/status); 0 when it is gone. */
 pid_t sv_tgid_of(pid_t tid);
+
+/** sv_ppid_of() - the parent process of a task (/proc/TID/status); 0 when it is gone. */
+pid_t sv_ppid_of(pid_t tid);
 
 /** sv_start_time() - field 22 of /proc/PID/stat (clock ticks); 0 when the process is gone. */
 unsigned long long sv_start_time(pid_t pid);

@@ -52,14 +52,38 @@ static void put_sframe(struct out *o, uint64_t start, uint64_t end,
 		put(o, " v%u %u FDEs", res->sframe_version, res->sframe_fdes);
 }
 
+/* A tracee string as strace shows one: quoted, control bytes and quotes escaped, cut at 200. */
+static void put_string(struct out *o, const char *str)
+{
+	unsigned int n;
+
+	put(o, "\"");
+	for (n = 0; str[n] && n < 200; n++) {
+		unsigned char c = (unsigned char)str[n];
+
+		if (c == '"' || c == '\\')
+			put(o, "\\%c", c);
+		else if (c == '\n')
+			put(o, "\\n");
+		else if (c < 0x20 || c >= 0x7f)
+			put(o, "\\%03o", c);
+		else
+			put(o, "%c", c);
+	}
+	put(o, str[n] ? "\"..." : "\"");
+}
+
 static void put_identity(struct out *o, const struct code_elf_info *e,
 			 const struct emu_registration *reg)
 {
 	const struct emu_identity *id = reg && (reg->aspects & EMU_ASPECT_IDENTITY) ? &reg->ident : NULL;
 
-	if (e->pathname)
-		id && id->pathname ? put(o, ", path=\"%.200s\"", id->pathname) :
-				     put(o, ", path=%#llx", (unsigned long long)e->pathname);
+	if (e->pathname && id && id->pathname) {
+		put(o, ", path=");
+		put_string(o, id->pathname);
+	} else if (e->pathname) {
+		put(o, ", path=%#llx", (unsigned long long)e->pathname);
+	}
 	if (e->build_id_len) {
 		put(o, ", build_id=");
 		for (unsigned int i = 0; id && i < id->build_id_len; i++)
@@ -67,10 +91,13 @@ static void put_identity(struct out *o, const struct code_elf_info *e,
 		if (!id)
 			put(o, "%#llx/%u", (unsigned long long)e->build_id, e->build_id_len);
 	}
-	if (e->debug_link_pathname)
-		id && id->debug_link ? put(o, ", debuglink=\"%.200s\" crc=%#x", id->debug_link,
-					   e->debug_link_crc) :
-				       put(o, ", debuglink=%#llx", (unsigned long long)e->debug_link_pathname);
+	if (e->debug_link_pathname && id && id->debug_link) {
+		put(o, ", debuglink=");
+		put_string(o, id->debug_link);
+		put(o, " crc=%#x", e->debug_link_crc);
+	} else if (e->debug_link_pathname) {
+		put(o, ", debuglink=%#llx", (unsigned long long)e->debug_link_pathname);
+	}
 }
 
 static void put_args(struct out *o, const struct emu_call *c, const struct emu_call_result *res)

@@ -176,6 +176,32 @@ unsigned long proc_exit(struct proc *p)
 	return left;
 }
 
+static void add_stats(struct proc_stats *to, const struct proc_stats *from)
+{
+	const unsigned long *f = (const unsigned long *)from;
+	unsigned long *t = (unsigned long *)to;
+
+	for (size_t i = 0; i < sizeof(*from) / sizeof(*f); i++)
+		t[i] += f[i];
+}
+
+void tracees_retire(struct tracees *t, struct proc *p)
+{
+	struct proc **pp;
+
+	if (++t->exited <= TRACEES_MAX_EXITED)
+		return;
+	for (pp = &t->procs; *pp && *pp != p; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		return;
+	*pp = p->next;
+	add_stats(&t->folded, &p->stats);
+	t->nfolded++;
+	t->exited--;
+	free(p);
+}
+
 static void free_thread(void *node)
 {
 	free(node);

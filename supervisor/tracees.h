@@ -19,16 +19,18 @@
 /**
  * struct addr_space - one mm: the registry and the cached mappings
  * @refs: processes using it (more than one while a vfork child shares it)
- * @maps_valid: @maps was read since the last exec; refreshed when a check misses
+ * @maps_valid: @maps was read since the last exec
+ * @maps_ns: when @maps was read (CLOCK_MONOTONIC); see sv_refresh_maps()
  */
 struct addr_space {
 	unsigned int refs;
 	struct emu_registry *registry;
 	struct emu_mappings maps;
 	bool maps_valid;
+	uint64_t maps_ns;
 };
 
-/** struct proc_stats - what one process did, for the exit summary */
+/** struct proc_stats - what one process did, for the exit summary (counters only: they add up) */
 struct proc_stats {
 	unsigned long accepted;
 	unsigned long rejected;
@@ -39,7 +41,6 @@ struct proc_stats {
 	unsigned long exec_failed;
 	unsigned long cleared_at_exec;
 	unsigned long stale;
-	unsigned long corrupt_dropped;
 	unsigned long left_at_exit;
 	unsigned long kernel_refusals[32];	/* per EMU_KR_* bit, accepted anyway */
 };
@@ -76,12 +77,21 @@ struct thread {
 	bool group_stopped;
 };
 
-/** struct tracees - the whole tree; owns every object in it */
+/* Exited processes kept with their own summary row; later ones are added up. */
+#define TRACEES_MAX_EXITED 1000
+
+/**
+ * struct tracees - the whole tree; owns every object in it
+ * @folded, @nfolded: statistics of exited processes beyond TRACEES_MAX_EXITED
+ */
 struct tracees {
 	void *threads;		/* tsearch tree of struct thread, by tid */
 	struct proc *procs;
 	unsigned int live_threads;
+	unsigned int exited;
 	size_t max_registrations;
+	struct proc_stats folded;
+	unsigned long nfolded;
 };
 
 void tracees_init(struct tracees *t, size_t max_registrations);
@@ -134,5 +144,11 @@ long proc_exec(struct tracees *t, struct proc *p);
  * Return: registrations left in it when this was its last user, else 0.
  */
 unsigned long proc_exit(struct proc *p);
+
+/**
+ * tracees_retire() - @p has exited (proc_exit() done): keep it for the summary,
+ * or, beyond TRACEES_MAX_EXITED, add its statistics to @t->folded and free it
+ */
+void tracees_retire(struct tracees *t, struct proc *p);
 
 #endif /* SUPERVISOR_TRACEES_H */

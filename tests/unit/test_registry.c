@@ -230,3 +230,19 @@ Test(registry, many_registrations_in_random_order)
 		cr_assert_null(emu_registry_find_unwind(r, base + 0x80));
 	}
 }
+
+Test(registry, prune_drops_text_mapped_from_another_file)
+{
+	struct emu_registration *reg = mk(0x1000, 0x2000, U);
+	struct emu_mappings m = { 0 };
+
+	reg->text_vma_ident = 111;	/* libfoo.so's text when registered */
+	cr_assert_eq(emu_registry_insert(r, reg, &v), 0);
+	cr_assert_eq(emu_mappings_add_ident(&m, 0x1000, 0x3000, EMU_PROT_EXEC, 111), 0);
+	cr_assert_eq(emu_registry_prune_unmapped(r, &m, NULL, NULL), 0, "same file: kept");
+	emu_mappings_reset(&m);
+	cr_assert_eq(emu_mappings_add_ident(&m, 0x1000, 0x3000, EMU_PROT_EXEC, 222), 0);
+	cr_assert_eq(emu_registry_prune_unmapped(r, &m, NULL, NULL), 1, "libbar.so there now");
+	cr_assert_eq(emu_registry_count(r), 0);
+	emu_mappings_free(&m);
+}
