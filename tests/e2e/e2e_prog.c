@@ -6,12 +6,13 @@
  *
  *   exit N | abort | live N | threads T ITER | forks N | exec-chain N |
  *   wait-signal | restart MODE ITER | int80 | x32 | fd-scan | self-register |
- *   kill-during-call ROUNDS | vfork-exit | none
+ *   kill-during-call ROUNDS | vfork-exit | fork-storm | clone-kinds | none
  */
 #include <dirent.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,6 +363,49 @@ static int cmd_vfork_exit(void)
 	return 0;
 }
 
+/* A process forking as fast as it can is killed: no task may stay stopped. */
+static int cmd_fork_storm(void)
+{
+	pid_t storm = fork();
+	int status;
+
+	CHECK(storm >= 0);
+	if (storm == 0)
+		for (;;)
+			if (!fork())
+				_exit(0);
+	usleep(200000);
+	kill(storm, SIGKILL);
+	CHECK(waitpid(storm, &status, 0) == storm && WIFSIGNALED(status));
+	return 0;
+}
+
+static int clone_child(void *arg)
+{
+	uint8_t *t = arg;
+
+	return reg((uintptr_t)t + 64, (uintptr_t)t + 128) ? 1 : 0;
+}
+
+/* clone(2) flags decide sharing, whatever event reports the child. */
+static int cmd_clone_kinds(void)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	uint8_t *t = rx_area(4096);
+	int status;
+	pid_t pid;
+
+	/* CLONE_VM without CLONE_THREAD: the child's registration is the parent's */
+	pid = clone(clone_child, stack + sizeof(stack), CLONE_VM | SIGCHLD, t);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
+	CHECK(unreg((uintptr_t)t + 64) == 0);
+	/* CLONE_VFORK without CLONE_VM: a copy, the parent keeps nothing of it */
+	pid = clone(clone_child, stack + sizeof(stack), CLONE_VFORK | SIGCHLD, t);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
+	CHECK(unreg((uintptr_t)t + 64) == -1 && errno == ENOENT);
+	return 0;
+}
+
 static int cmd_none(void)
 {
 	volatile unsigned long x = 0;
@@ -407,6 +451,10 @@ int main(int argc, char **argv)
 		return cmd_vfork_exit();
 	if (!strcmp(cmd, "none"))
 		return cmd_none();
+	if (!strcmp(cmd, "fork-storm"))
+		return cmd_fork_storm();
+	if (!strcmp(cmd, "clone-kinds"))
+		return cmd_clone_kinds();
 	fprintf(stderr, "e2e_prog: unknown command %s\n", cmd);
 	return 2;
 }

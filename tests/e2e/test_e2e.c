@@ -26,6 +26,7 @@ TestSuite(e2e, .timeout = 120);
 Test(e2e, exit_status_passes_through)
 {
 	struct run r;
+	int raw;
 
 	RUN(&r, "-q", "--", E2E_PROG, "exit", "7");
 	cr_assert_eq(r.status, 7);
@@ -33,6 +34,16 @@ Test(e2e, exit_status_passes_through)
 	RUN(&r, "-q", "--", E2E_PROG, "abort");
 	cr_assert_eq(r.status, 128 + SIGABRT);
 	run_free(&r);
+	/* a parent sees the signal itself, as without codectl-run */
+	raw = system(CODECTL_RUN " -q -- " E2E_PROG " abort 2>/dev/null");
+	cr_assert(WIFEXITED(raw) && WEXITSTATUS(raw) == 128 + SIGABRT, "sh reports 128+N");
+	r.status = fork();
+	if (r.status == 0) {
+		execl(CODECTL_RUN, CODECTL_RUN, "-q", "--", E2E_PROG, "abort", (char *)NULL);
+		_exit(120);
+	}
+	cr_assert_eq(waitpid(r.status, &raw, 0), r.status);
+	cr_assert(WIFSIGNALED(raw) && WTERMSIG(raw) == SIGABRT);
 }
 
 Test(e2e, exec_failure_like_a_shell)
@@ -265,6 +276,43 @@ Test(e2e, max_registrations)
 	run_free(&r);
 }
 
+Test(e2e, killed_forking_process_does_not_hang)
+{
+	struct run r;
+
+	RUN(&r, "-q", "--", E2E_PROG, "fork-storm");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, clone_flags_decide_sharing)
+{
+	struct run r;
+
+	RUN(&r, "-q", "--", E2E_PROG, "clone-kinds");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+}
+
+Test(e2e, closed_log_pipe_does_not_stop_supervision)
+{
+	int st = system("bash -c '" CODECTL_RUN " --trace -- " E2E_PROG " live 50 2>&1 | true; "
+			"exit ${PIPESTATUS[0]}'");
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+
+Test(e2e, unprivileged_user_gets_tracing)
+{
+	int st;
+
+	if (geteuid() != 0 || system("command -v setpriv >/dev/null 2>&1"))
+		cr_skip_test("needs root and setpriv to switch to an unprivileged user");
+	st = system("setpriv --reuid=65534 --regid=65534 --clear-groups " CODECTL_RUN
+		    " -q --require-ptrace -- " E2E_PROG " forks 3");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+
 Test(e2e, help_version_usage)
 {
 	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --help >/dev/null")), 0);
@@ -272,6 +320,7 @@ Test(e2e, help_version_usage)
 	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --no-such-option x 2>/dev/null")), 2);
 	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " 2>/dev/null")), 2);
 	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --max-registrations x true 2>/dev/null")), 2);
+	cr_assert_eq(WEXITSTATUS(system(CODECTL_RUN " --nr 39 true 2>/dev/null")), 2, "getpid");
 }
 
 static pid_t waiting_pid;
