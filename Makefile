@@ -45,6 +45,9 @@ SUPERVISOR_LIB_OBJ := $(SUPERVISOR_LIB_SRC:%.c=$(O)/obj/%.o)
 SUPERVISOR_SRC := $(wildcard supervisor/*.c)
 SUPERVISOR_OBJ := $(SUPERVISOR_SRC:%.c=$(O)/obj/%.o)
 CODECTL_RUN := $(O)/codectl-run
+# The rtld-audit loader module: loaded into traced programs, so never sanitized.
+AUDIT_SRC := $(wildcard emu/user/audit*.c)
+AUDIT_SO := $(O)/libcodectl-audit.so
 
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/obj/%.o)
@@ -63,6 +66,16 @@ DIFF_BIN := $(O)/tests/libsframe-diff
 ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c
 ABI_BIN := $(O)/tests/abi-conformance
 
+# Loader-module tests: a program, three linked libraries and one dlopened.
+LOADER_DIR := $(O)/tests/loader
+LOADER_LIBS := $(LOADER_DIR)/liba.so $(LOADER_DIR)/libb.so $(LOADER_DIR)/libnosf.so \
+	$(LOADER_DIR)/libdl.so
+LOADER_PROG := $(LOADER_DIR)/loader-prog
+LOADER_PROGS := $(LOADER_PROG) $(LOADER_DIR)/loader-prog-nopie $(LOADER_DIR)/static-prog \
+	$(LOADER_DIR)/other-audit.so
+LOADER_TEST_SRC := tests/loader/test_loader.c tests/loader/readelf_expect.c tests/e2e/run_helper.c
+LOADER_BIN := $(O)/tests/loader-tests
+
 # The shipped demo program (make demo).
 DEMO := $(O)/tests/demo
 
@@ -78,7 +91,12 @@ FUZZ_NAMES := fuzz_sframe fuzz_codectl
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 25
 
-BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall
+BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup
+# bench/startup: a program linked against 20 libraries with .sframe.
+STARTUP_DIR := $(O)/bench/startup.d
+STARTUP_NUMS := 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20
+STARTUP_LIBS := $(STARTUP_NUMS:%=$(STARTUP_DIR)/libstart%.so)
+STARTUP_PROG := $(STARTUP_DIR)/startup-prog
 
 VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 
@@ -89,7 +107,7 @@ UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
 	install clean
 .DELETE_ON_ERROR:
 
-all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(DEMO) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(DEMO) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 # Install what is missing when root; otherwise name it and stop.
 deps: $(DEPS_STAMP)
@@ -121,9 +139,50 @@ $(LIBEMU): $(EMU_OBJ)
 $(CODECTL_RUN): $(SUPERVISOR_OBJ) $(LIBEMU)
 	$(CC) $(LDFLAGS) $^ -o $@ -lseccomp
 
+$(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) include/codectl.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -fPIC -shared -fvisibility=hidden \
+		$(AUDIT_SRC) -o $@
+
 $(ABI_BIN): $(ABI_SRC) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(ABI_SRC) -o $@ -lpthread
+
+$(LOADER_DIR)/libnosf.so: tests/loader/libnosf.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fPIC -shared $< -o $@
+
+$(LOADER_DIR)/libb.so: tests/loader/libb.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fPIC -shared -Wa,--gsframe -Wl,--section-start=.fartext=0x400000 \
+		$< -o $@
+
+$(LOADER_DIR)/lib%.so: tests/loader/lib%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fPIC -shared -Wa,--gsframe $< -o $@
+
+$(LOADER_PROG): tests/loader/loader_prog.c $(LOADER_LIBS)
+	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -L$(LOADER_DIR) \
+		-la -lb -lnosf -ldl -Wl,-rpath,'$$ORIGIN'
+
+$(LOADER_DIR)/loader-prog-nopie: tests/loader/loader_prog.c $(LOADER_LIBS)
+	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -fno-pie -no-pie -Wa,--gsframe $< -o $@ \
+		-L$(LOADER_DIR) -la -lb -lnosf -ldl -Wl,-rpath,'$$ORIGIN'
+
+$(LOADER_DIR)/static-prog: tests/loader/static_prog.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -Iinclude $(PROG_CFLAGS) -static -Wa,--gsframe $< -o $@
+
+$(LOADER_DIR)/other-audit.so: tests/loader/other_audit.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE $(PROG_CFLAGS) -fPIC -shared $< -o $@
+
+$(LOADER_BIN): $(LOADER_TEST_SRC) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -Itests/e2e -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DLOADER_DIR='"$(abspath $(LOADER_DIR))"' -DAUDIT_SO='"$(abspath $(AUDIT_SO))"' \
+		-DOTHER_AUDIT_SO='"$(abspath $(LOADER_DIR))/other-audit.so"' \
+		$(CFLAGS) $^ -o $@ -lcriterion
 
 $(DEMO): tests/demo/demo.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -171,6 +230,7 @@ test: all
 	$(ABI_BIN)
 	$(CODECTL_RUN) -q -- $(ABI_BIN)
 	$(E2E_BIN) --jobs 2
+	$(LOADER_BIN) --jobs 2
 
 check: $(DEPS_STAMP)
 	$(MAKE) test
@@ -210,9 +270,24 @@ $(O)/bench/syscall: bench/syscall.c $(O)/obj/supervisor/notify.o tests/lib/sfram
 	$(CC) $(CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' $(CFLAGS) \
 		$(filter %.c %.o,$^) -o $@ -lseccomp
 
+$(STARTUP_DIR)/libstart%.so: bench/startup/startup_lib.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -DLIB=$* -fPIC -shared -Wa,--gsframe $< -o $@
+
+$(STARTUP_PROG): bench/startup/startup_prog.c $(STARTUP_LIBS)
+	$(CC) $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -L$(STARTUP_DIR) \
+		$(STARTUP_NUMS:%=-lstart%) -Wl,-rpath,'$$ORIGIN'
+
+$(O)/bench/startup: bench/startup.c $(STARTUP_PROG) $(CODECTL_RUN) $(AUDIT_SO) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DAUDIT_SO='"$(abspath $(AUDIT_SO))"' -DSTARTUP_PROG='"$(abspath $(STARTUP_PROG))"' \
+		$(CFLAGS) $< -o $@
+
 bench: $(BENCH_BINS)
 	$(O)/bench/unwind
 	$(O)/bench/syscall
+	$(O)/bench/startup
 
 demo: all
 	$(CODECTL_RUN) --trace -- $(DEMO)
@@ -226,6 +301,8 @@ install: all
 	install -m 644 $(LIBEMU) $(DESTDIR)$(PREFIX)/lib/
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/codectl-emu
 	install -m 755 $(CODECTL_RUN) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/codectl-emu
+	install -m 644 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/codectl-emu/
 	install -m 644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/codectl-emu/
 
 clean:

@@ -88,16 +88,16 @@ static void count(struct proc *p, const struct emu_call_result *res, int err)
 }
 
 static void report(struct supervisor *s, struct proc *p, pid_t tid, const struct emu_call *c,
-		   const struct emu_call_result *res, int err)
+		   const struct emu_call_result *res, int err, const struct trace_strings *strings)
 {
-	char line[1024];
+	char line[2048];
 
 	count(p, res, err);
 	if (!err)
 		sv_note_kernel_refusals(s, p, &res->verdict);
 	if (!s->opts.trace)
 		return;
-	trace_line_format(line, sizeof(line), tid, c, res, err);
+	trace_line_format(line, sizeof(line), tid, c, res, err, strings);
 	if (!err && res->verdict.kernel_refusals)
 		fprintf(s->log, "%s [kernel patches would refuse: %s]\n", line,
 			emu_kernel_rule_text(res->verdict.kernel_refusals &
@@ -112,10 +112,19 @@ static void answer(struct supervisor *s, struct proc *p, pid_t tid, const struct
 {
 	struct emu_space sp = { .registry = p->as->registry, .maps = &p->as->maps };
 	uint64_t id = s->notifier.req->id;
+	struct trace_strings strings, *shown = NULL;
 	int sent;
 
 	if (!notifier_id_valid(&s->notifier, id))
 		return;		/* the caller is gone or was interrupted: it will re-issue */
+	if (err && s->opts.trace && res->have_args && c->option == CODE_REGISTER_ELF) {
+		/* the caller's strings, for the trace, while it still waits for the answer */
+		struct remote_mem rm = { .pid = tid };
+		struct emu_accessor mem = remote_mem_accessor(&rm);
+
+		trace_strings_read(&strings, &mem, &res->args.elf);
+		shown = &strings;
+	}
 	sent = notifier_respond(&s->notifier, id, err);
 	if (sent) {
 		if (sent != -ENOENT)
@@ -126,7 +135,7 @@ static void answer(struct supervisor *s, struct proc *p, pid_t tid, const struct
 	if (!err && emu_codectl_commit(&sp, res))
 		sv_log(s, "pid %d: internal error: registry changed between check and commit",
 		       (int)tid);
-	report(s, p, tid, c, res, err);
+	report(s, p, tid, c, res, err, shown);
 }
 
 void sv_handle_notification(struct supervisor *s)

@@ -157,8 +157,14 @@ void sv_exec_register(struct supervisor *s, struct proc *p, pid_t tid)
 		return;
 	}
 	register_object(s, p, &mem, &o);
-	if (!a.base)
-		return;		/* static program: no interpreter */
+	if (!a.base) {
+		/* static program: no interpreter, so no loader module either */
+		if (s->loader_module[0])
+			sv_note(s, "pid %d: %s is statically linked: the loader module cannot run "
+				   "in it, only its own codectl calls will be seen", (int)p->tgid,
+				p->exe);
+		return;
+	}
 	err = interp_object(&mem, a.base, &o);
 	if (err)
 		sv_log(s, "pid %d: exec registration: cannot read the interpreter's headers: %s",

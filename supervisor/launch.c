@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -75,7 +77,21 @@ struct child_args {
 	const struct notify_filter *filter;
 	const sigset_t *sigmask;
 	const struct sigaction *sigpipe;
+	const char *audit;
 };
+
+/* Append @audit to LD_AUDIT (the child is single-threaded: setenv is fine). */
+static int add_audit(const char *audit)
+{
+	const char *old = getenv("LD_AUDIT");
+	char value[2 * 4096 + 2];
+
+	if (!old || !*old)
+		return setenv("LD_AUDIT", audit, 1);
+	if ((size_t)snprintf(value, sizeof(value), "%s:%s", old, audit) >= sizeof(value))
+		return -1;
+	return setenv("LD_AUDIT", value, 1);
+}
 
 /* The child: wait to be seized, filter, hand over the listener, exec. */
 static void __attribute__((noreturn)) child(const struct child_args *a, int go, int sock,
@@ -98,6 +114,8 @@ static void __attribute__((noreturn)) child(const struct child_args *a, int go, 
 		fail(errfd, LAUNCH_STAGE_SETUP, errno);
 	close(fd);
 	close(sock);
+	if (a->audit && add_audit(a->audit))
+		fail(errfd, LAUNCH_STAGE_SETUP, errno ? errno : E2BIG);
 	sigaction(SIGPIPE, a->sigpipe, NULL);
 	sigprocmask(SIG_SETMASK, a->sigmask, NULL);
 	execvp(a->argv[0], a->argv);
@@ -123,9 +141,10 @@ static void close_pair(int *p)
 }
 
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
-		   const struct sigaction *sigpipe, bool require_ptrace, struct launch *out)
+		   const struct sigaction *sigpipe, const char *audit, bool require_ptrace,
+		   struct launch *out)
 {
-	const struct child_args a = { argv, filter, sigmask, sigpipe };
+	const struct child_args a = { argv, filter, sigmask, sigpipe, audit };
 	int go[2] = { -1, -1 }, sock[2] = { -1, -1 }, errp[2] = { -1, -1 }, err;
 
 	memset(out, 0, sizeof(*out));

@@ -47,11 +47,13 @@ struct launch_error {
  * launch_program() - start @argv under @filter
  * @sigmask: the signal mask PROGRAM gets (the caller's original one)
  * @sigpipe: the SIGPIPE disposition PROGRAM gets (the caller's original one)
+ * @audit: an rtld-audit module to add to PROGRAM's LD_AUDIT, or NULL
  * @require_ptrace: kill the child and fail when it cannot be seized
  * Return: 0, or a negative errno with nothing left running.
  */
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
-		   const struct sigaction *sigpipe, bool require_ptrace, struct launch *out);
+		   const struct sigaction *sigpipe, const char *audit, bool require_ptrace,
+		   struct launch *out);
 
 /** launch_ptrace_options() - the PTRACE_O_* set used on every tracee. */
 long launch_ptrace_options(void);

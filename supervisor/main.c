@@ -195,6 +195,32 @@ static int exit_status(const struct supervisor *s)
 	return 128 + sig;
 }
 
+/* libcodectl-audit.so next to codectl-run (build tree), or where make install puts it. */
+static void find_loader_module(struct supervisor *s)
+{
+	char exe[2048], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	s->loader_module[0] = '\0';
+	if (!s->opts.loader_module || n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	snprintf(s->loader_module, sizeof(s->loader_module), "%s/libcodectl-audit.so", exe);
+	if (!access(s->loader_module, R_OK))
+		return;
+	snprintf(s->loader_module, sizeof(s->loader_module), "%s/../lib/codectl-emu/"
+		 "libcodectl-audit.so", exe);
+	if (!access(s->loader_module, R_OK))
+		return;
+	sv_note(s, "loader module libcodectl-audit.so not found next to codectl-run: loaded "
+		   "objects will not be registered (only the program's own calls)");
+	s->loader_module[0] = '\0';
+}
+
 static int start(struct supervisor *s, const sigset_t *orig)
 {
 	struct notify_filter filter;
@@ -206,7 +232,9 @@ static int start(struct supervisor *s, const sigset_t *orig)
 		sv_log(s, "cannot build the seccomp filter: %s", strerror(-err));
 		return err;
 	}
-	err = launch_program(s->opts.argv, &filter, orig, &s->orig_sigpipe, s->opts.require_ptrace,
+	find_loader_module(s);
+	err = launch_program(s->opts.argv, &filter, orig, &s->orig_sigpipe,
+			     s->loader_module[0] ? s->loader_module : NULL, s->opts.require_ptrace,
 			     &l);
 	notify_filter_free(&filter);
 	if (err) {

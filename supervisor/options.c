@@ -22,6 +22,8 @@ enum {
 	OPT_MAX_SFRAME_TOTAL,
 	OPT_NO_EXEC_REG,
 	OPT_REQUIRE_PTRACE,
+	OPT_NO_LOADER_MODULE,
+	OPT_REGISTRY_DUMP,
 	OPT_VERSION,
 };
 
@@ -35,6 +37,8 @@ static const struct option long_opts[] = {
 	{ "max-sframe-total", required_argument, NULL, OPT_MAX_SFRAME_TOTAL },
 	{ "no-exec-registration", no_argument, NULL, OPT_NO_EXEC_REG },
 	{ "require-ptrace", no_argument, NULL, OPT_REQUIRE_PTRACE },
+	{ "no-loader-module", no_argument, NULL, OPT_NO_LOADER_MODULE },
+	{ "registry-dump", no_argument, NULL, OPT_REGISTRY_DUMP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -64,6 +68,10 @@ static void usage(FILE *f)
 		"                          do not register PT_GNU_SFRAME of the program and its\n"
 		"                          interpreter at execve\n"
 		"      --require-ptrace    fail instead of running without process-tree tracking\n"
+		"      --no-loader-module  do not load libcodectl-audit.so (LD_AUDIT) into\n"
+		"                          dynamically linked programs (for a glibc that calls\n"
+		"                          codectl itself)\n"
+		"      --registry-dump     print each process's registrations when it exits\n"
 		"  -q, --quiet             no exit summary and no notes\n"
 		"  -h, --help              this help\n"
 		"      --version           version\n"
@@ -149,6 +157,12 @@ static int parse_one(int c, struct run_opts *o)
 	case OPT_REQUIRE_PTRACE:
 		o->require_ptrace = true;
 		break;
+	case OPT_NO_LOADER_MODULE:
+		o->loader_module = false;
+		break;
+	case OPT_REGISTRY_DUMP:
+		o->registry_dump = true;
+		break;
 	case 'q':
 		o->quiet = true;
 		break;
@@ -175,6 +189,7 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
 		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
 		.exec_registration = true,
+		.loader_module = true,
 	};
 	/* "+": stop at the first non-option, so PROGRAM's own options stay its own */
 	while ((c = getopt_long(argc, argv, "+o:qh", long_opts, NULL)) != -1) {

@@ -19,6 +19,8 @@
  * @max_sframe_total: bytes of sections one process may hold in all
  * @exec_registration: register PT_GNU_SFRAME at every execve, as binfmt_elf does
  * @require_ptrace: refuse to run without process-tree tracking
+ * @loader_module: load libcodectl-audit.so into dynamically linked programs
+ * @registry_dump: print each process's registrations when it exits
  * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
  */
 struct run_opts {
@@ -32,6 +34,8 @@ struct run_opts {
 	uint64_t max_sframe_total;
 	bool exec_registration;
 	bool require_ptrace;
+	bool loader_module;
+	bool registry_dump;
 	char **argv;
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "proc_maps.h"
+#include "registry_dump.h"
 #include "supervisor.h"
 
 static void vlog(struct supervisor *s, const char *fmt, va_list ap)
@@ -195,6 +196,8 @@ void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct 
 
 void sv_proc_exited(struct supervisor *s, struct proc *p)
 {
+	if (s->opts.registry_dump && p->as && p->as->refs == 1)
+		sv_dump_registry(s, p);
 	p->stats.left_at_exit += proc_exit(p);
 	tracees_retire(&s->tree, p);
 }

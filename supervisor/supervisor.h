@@ -18,6 +18,7 @@
  * @child: the program started; @child_status: its wait status once reaped
  * @traced: process-tree tracking (ptrace) is on
  * @exec_err_fd: see struct launch; -1 once closed
+ * @loader_module: path of libcodectl-audit.so given to the program, or ""
  */
 struct supervisor {
 	struct run_opts opts;
@@ -31,6 +32,7 @@ struct supervisor {
 	int child_status;
 	bool child_reaped;
 	struct sigaction orig_sigpipe;
+	char loader_module[4096];
 	bool traced;
 	bool start_failed;
 	bool listener_hup;

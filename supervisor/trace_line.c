@@ -73,34 +73,90 @@ static void put_string(struct out *o, const char *str)
 	put(o, str[n] ? "\"..." : "\"");
 }
 
+void trace_quote(char *buf, size_t len, const char *str)
+{
+	struct out o = { .buf = buf, .len = len };
+
+	buf[0] = '\0';
+	put_string(&o, str);
+}
+
+/*
+ * Up to TRACE_STRING_MAX bytes of the string at @addr, read in pieces up to a
+ * fault. Returns false when not even the first piece is readable.
+ */
+static bool read_string(const struct emu_accessor *mem, uint64_t addr, char *buf, bool *cut)
+{
+	enum { PIECE = 8 };
+	size_t n = 0;
+
+	buf[0] = '\0';
+	*cut = false;
+	while (n < TRACE_STRING_MAX && !emu_read(mem, addr + n, buf + n, PIECE)) {
+		if (memchr(buf + n, 0, PIECE))
+			return true;
+		n += PIECE;
+	}
+	buf[n < TRACE_STRING_MAX ? n : TRACE_STRING_MAX] = '\0';
+	*cut = n > 0;
+	return n > 0;
+}
+
+void trace_strings_read(struct trace_strings *t, const struct emu_accessor *mem,
+			const struct code_elf_info *e)
+{
+	memset(t, 0, sizeof(*t));
+	if (e->pathname)
+		t->path_read = read_string(mem, e->pathname, t->path, &t->path_cut);
+	if (e->debug_link_pathname)
+		t->debug_link_read = read_string(mem, e->debug_link_pathname, t->debug_link,
+						 &t->debug_link_cut);
+	if (e->build_id && e->build_id_len <= CODE_BUILD_ID_MAX &&
+	    !emu_read(mem, e->build_id, t->build_id, e->build_id_len))
+		t->build_id_len = e->build_id_len;
+}
+
+/* A string from the registration, or read for the trace, or else its address. */
+static void put_string_arg(struct out *o, const char *name, const char *str, bool cut,
+			   uint64_t addr)
+{
+	put(o, ", %s=", name);
+	if (!str) {
+		put(o, "%#llx", (unsigned long long)addr);
+		return;
+	}
+	put_string(o, str);
+	if (cut)
+		put(o, "...");
+}
+
 static void put_identity(struct out *o, const struct code_elf_info *e,
-			 const struct emu_registration *reg)
+			 const struct emu_registration *reg, const struct trace_strings *t)
 {
 	const struct emu_identity *id = reg && (reg->aspects & EMU_ASPECT_IDENTITY) ? &reg->ident : NULL;
+	const uint8_t *build_id = id ? id->build_id : t && t->build_id_len ? t->build_id : NULL;
 
-	if (e->pathname && id && id->pathname) {
-		put(o, ", path=");
-		put_string(o, id->pathname);
-	} else if (e->pathname) {
-		put(o, ", path=%#llx", (unsigned long long)e->pathname);
-	}
+	if (e->pathname)
+		put_string_arg(o, "path", id ? id->pathname : t && t->path_read ? t->path : NULL,
+			       !id && t && t->path_cut, e->pathname);
 	if (e->build_id_len) {
 		put(o, ", build_id=");
-		for (unsigned int i = 0; id && i < id->build_id_len; i++)
-			put(o, "%02x", id->build_id[i]);
-		if (!id)
+		for (unsigned int i = 0; build_id && i < e->build_id_len; i++)
+			put(o, "%02x", build_id[i]);
+		if (!build_id)
 			put(o, "%#llx/%u", (unsigned long long)e->build_id, e->build_id_len);
 	}
-	if (e->debug_link_pathname && id && id->debug_link) {
-		put(o, ", debuglink=");
-		put_string(o, id->debug_link);
-		put(o, " crc=%#x", e->debug_link_crc);
-	} else if (e->debug_link_pathname) {
-		put(o, ", debuglink=%#llx", (unsigned long long)e->debug_link_pathname);
+	if (e->debug_link_pathname) {
+		put_string_arg(o, "debuglink",
+			       id ? id->debug_link : t && t->debug_link_read ? t->debug_link : NULL,
+			       !id && t && t->debug_link_cut, e->debug_link_pathname);
+		if ((id && id->debug_link) || (!id && t && t->debug_link_read))
+			put(o, " crc=%#x", e->debug_link_crc);
 	}
 }
 
-static void put_args(struct out *o, const struct emu_call *c, const struct emu_call_result *res)
+static void put_args(struct out *o, const struct emu_call *c, const struct emu_call_result *res,
+		     const struct trace_strings *t)
 {
 	const struct emu_registration *reg = res->reg ? res->reg : res->staged;
 
@@ -115,7 +171,7 @@ static void put_args(struct out *o, const struct emu_call *c, const struct emu_c
 		    (unsigned long long)e->text_end);
 		if (e->sframe_start || e->sframe_end)
 			put_sframe(o, e->sframe_start, e->sframe_end, res);
-		put_identity(o, e, reg);
+		put_identity(o, e, reg, t);
 	} else if (c->option == CODE_REGISTER_SFRAME) {
 		const struct code_sframe_info *f = &res->args.sframe;
 
@@ -132,7 +188,8 @@ static void put_args(struct out *o, const struct emu_call *c, const struct emu_c
 }
 
 size_t trace_line_format(char *buf, size_t len, pid_t tid, const struct emu_call *c,
-			 const struct emu_call_result *res, int err)
+			 const struct emu_call_result *res, int err,
+			 const struct trace_strings *strings)
 {
 	struct out o = { .buf = buf, .len = len };
 	const char *name = option_name(c->option);
@@ -140,7 +197,7 @@ size_t trace_line_format(char *buf, size_t len, pid_t tid, const struct emu_call
 	buf[0] = '\0';
 	put(&o, "[pid %d] codectl(", (int)tid);
 	name ? put(&o, "%s, ", name) : put(&o, "%u, ", c->option);
-	put_args(&o, c, res);
+	put_args(&o, c, res, strings);
 	put(&o, ", %llu, %u) = ", (unsigned long long)c->info_size, c->flags);
 	if (err)
 		put(&o, "-1 %s (%s)", errno_name(-err), res->verdict.reason);

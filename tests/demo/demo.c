@@ -15,7 +15,7 @@
 
 static void show(const char *what, long ret)
 {
-	printf("demo: %-58s -> %s\n", what, ret ? strerrorname_np(errno) : "ok");
+	printf("demo: %-62s -> %s\n", what, ret ? strerrorname_np(errno) : "ok");
 }
 
 static int find_self(struct dl_phdr_info *i, size_t size, void *data)
@@ -47,13 +47,16 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dl_iterate_phdr(find_self, &self);
-	/* a loader: the kernel registered our .sframe at exec, so this is EEXIST ... */
+	/*
+	 * What a loader does (codectl-run's loader module did it already, before
+	 * main): the kernel registered our .sframe at exec, so this is EEXIST ...
+	 */
 	show("CODE_REGISTER_ELF of this program (sframe + identity)", codectl(CODE_REGISTER_ELF, &self,
 									      sizeof(self), 0));
-	/* ... and the identity goes on its own (the split model) */
+	/* ... and the identity goes on its own: EEXIST too, the loader module gave it */
 	self.sframe_start = self.sframe_end = 0;
-	show("CODE_REGISTER_ELF of this program (identity only)", codectl(CODE_REGISTER_ELF, &self,
-									   sizeof(self), 0));
+	show("CODE_REGISTER_ELF of this program (identity; ok if no module)",
+	     codectl(CODE_REGISTER_ELF, &self, sizeof(self), 0));
 	/* a JIT: one code area, one table, no system call per function later */
 	code = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
 		    -1, 0);

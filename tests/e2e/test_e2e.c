@@ -16,7 +16,8 @@
 
 #include "run_helper.h"
 
-#define RUN(r, ...) run_codectl((r), (const char *const[]){ __VA_ARGS__, NULL })
+/* The program's own calls only: the loader module's are tested in tests/loader. */
+#define RUN(r, ...) run_codectl((r), (const char *const[]){ "--no-loader-module", __VA_ARGS__, NULL })
 
 /* codectl-run traced by strace: a sanitized build's LeakSanitizer cannot run under ptrace */
 #define NO_LSAN "ASAN_OPTIONS=detect_leaks=0 "

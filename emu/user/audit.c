@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libcodectl-audit.so: an rtld-audit module (man 7 rtld-audit) that registers
+ * every object the dynamic loader loads with codectl(2), and unregisters it at
+ * unload, as a patched ld.so would (docs/loader-integration.md).
+ *
+ *   LD_AUDIT=libcodectl-audit.so program       (codectl-run sets it by default)
+ *   CODECTL_AUDIT_MODE=split   one CODE_REGISTER_SFRAME plus one identity-only
+ *                              CODE_REGISTER_ELF per text range
+ *   CODECTL_AUDIT_DEBUG=1      one line per call on stderr
+ *
+ * The loader calls these hooks with its lock held; the module uses no malloc,
+ * keeps the program's errno, prints nothing unless asked, and goes quiet for
+ * good at the first ENOSYS (no supervisor). The rtld-audit interface passes no
+ * context, so the module's state is one static struct.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "audit_object.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define RECORDS_PER_CHUNK 256
+
+/* The text ranges registered for one object, found again through the cookie. */
+struct record {
+	uint64_t text[AUDIT_MAX_TEXT];
+	unsigned int n;
+	struct record *next_free;
+};
+
+static struct {
+	bool disabled;
+	bool split;
+	bool debug;
+	struct record *free_records;
+} audit;
+
+static void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void debug(const char *fmt, ...)
+{
+	char line[AUDIT_PATH_MAX + 256];
+	va_list ap;
+	int n;
+
+	if (!audit.debug)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+		audit.debug = false;
+}
+
+/* Records come from mmap'd chunks: the program's malloc is never touched. */
+static struct record *record_new(void)
+{
+	struct record *r = audit.free_records;
+
+	if (!r) {
+		struct record *chunk = mmap(NULL, RECORDS_PER_CHUNK * sizeof(*chunk),
+					    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (chunk == MAP_FAILED)
+			return NULL;
+		for (int i = RECORDS_PER_CHUNK - 1; i >= 0; i--) {
+			chunk[i].next_free = r;
+			r = &chunk[i];
+		}
+	}
+	audit.free_records = r->next_free;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static void record_free(struct record *r)
+{
+	r->next_free = audit.free_records;
+	audit.free_records = r;
+}
+
+/* One system call; ENOSYS switches the module off. Returns 0 or the errno. */
+static int call(unsigned int option, void *info, size_t size, const char *what,
+		const struct audit_object *o, unsigned int i)
+{
+	int err = codectl(option, info, size, 0) ? errno : 0;
+
+	debug("codectl-audit: %s %s text=%#llx-%#llx = %s\n", what, o->path,
+	      (unsigned long long)o->text_start[i], (unsigned long long)o->text_end[i],
+	      err ? strerrorname_np(err) : "0");
+	if (err == ENOSYS)
+		audit.disabled = true;
+	return err;
+}
+
+static struct code_elf_info elf_info(const struct audit_object *o, unsigned int i, bool sframe)
+{
+	struct code_elf_info e = {
+		.elf_start = o->elf_start, .elf_end = o->elf_end,
+		.text_start = o->text_start[i], .text_end = o->text_end[i],
+		.pathname = (uintptr_t)o->path,
+		.build_id = o->build_id_len ? (uintptr_t)o->build_id : 0,
+		.build_id_len = o->build_id_len,
+		.debug_link_pathname = o->debug_link[0] ? (uintptr_t)o->debug_link : 0,
+		.debug_link_crc = o->debug_link_crc,
+	};
+
+	if (sframe) {
+		e.sframe_start = o->sframe_start;
+		e.sframe_end = o->sframe_end;
+	}
+	return e;
+}
+
+/*
+ * One text range: both aspects in one call, or (split mode) the section and
+ * the identity in two. When the section is refused, the identity is still
+ * given on its own: EEXIST means the kernel registered the section at exec
+ * (main program, ld.so), EINVAL that the object's .sframe is unusable.
+ * Returns true when anything was registered at this text_start.
+ */
+static bool register_text(const struct audit_object *o, unsigned int i)
+{
+	bool together = o->has_sframe && !audit.split;
+	struct code_elf_info e = elf_info(o, i, together);
+	struct code_sframe_info sf = {
+		e.text_start, e.text_end, o->sframe_start, o->sframe_end
+	};
+	bool any = false;
+	int err;
+
+	if (o->has_sframe && audit.split)
+		any = !call(CODE_REGISTER_SFRAME, &sf, sizeof(sf), "CODE_REGISTER_SFRAME", o, i);
+	if (audit.disabled)
+		return false;
+	err = call(CODE_REGISTER_ELF, &e, sizeof(e), "CODE_REGISTER_ELF", o, i);
+	if ((err == EEXIST || err == EINVAL) && together) {
+		e = elf_info(o, i, false);
+		err = call(CODE_REGISTER_ELF, &e, sizeof(e), "CODE_REGISTER_ELF (identity)", o, i);
+	}
+	return any || !err;
+}
+
+EXPORT unsigned int la_version(unsigned int version)
+{
+	const char *mode = getenv("CODECTL_AUDIT_MODE"), *dbg = getenv("CODECTL_AUDIT_DEBUG");
+
+	audit.split = mode && !strcmp(mode, "split");
+	audit.debug = dbg && !strcmp(dbg, "1");
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	struct audit_object o;
+	struct record *r;
+	int saved = errno;
+
+	(void)lmid;
+	*cookie = 0;
+	if (audit.disabled || audit_object_read(map, &o) || !o.ntext || !(r = record_new()))
+		goto out;
+	for (unsigned int i = 0; i < o.ntext && !audit.disabled; i++)
+		if (register_text(&o, i))
+			r->text[r->n++] = o.text_start[i];
+	if (r->n)
+		*cookie = (uintptr_t)r;
+	else
+		record_free(r);
+out:
+	errno = saved;
+	return 0;
+}
+
+EXPORT unsigned int la_objclose(uintptr_t *cookie)
+{
+	struct record *r = (struct record *)*cookie;
+	int saved = errno, err;
+
+	if (!r)
+		return 0;
+	for (unsigned int i = 0; i < r->n && !audit.disabled; i++) {
+		err = codectl(CODE_UNREGISTER, (void *)(uintptr_t)r->text[i], 0, 0) ? errno : 0;
+		debug("codectl-audit: CODE_UNREGISTER text=%#llx = %s\n",
+		      (unsigned long long)r->text[i], err ? strerrorname_np(err) : "0");
+		if (err == ENOSYS)
+			audit.disabled = true;
+	}
+	record_free(r);
+	*cookie = 0;
+	errno = saved;
+	return 0;
+}

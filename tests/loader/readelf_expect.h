@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What codectl(2) registrations of a loaded object should be, from what
+ * binutils' readelf says of its file (readelf -lW, readelf -n), so that the
+ * loader tests compare the audit module against an independent reader.
+ */
+#ifndef TESTS_READELF_EXPECT_H
+#define TESTS_READELF_EXPECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define EXPECT_MAX_TEXT 16
+
+/**
+ * struct object_expect - one object as loaded at @bias
+ * @text_start, @text_end: one range per PF_X PT_LOAD (addresses)
+ * @has_sframe, @sframe_start, @sframe_end: its PT_GNU_SFRAME
+ * @elf_start, @elf_end: lowest PT_LOAD start to highest PT_LOAD end
+ * @text_vaddr: p_vaddr of the first PF_X PT_LOAD (to find a bias again)
+ * @build_id: "Build ID:" of readelf -n in hex, "" when none
+ */
+struct object_expect {
+	uint64_t text_start[EXPECT_MAX_TEXT];
+	uint64_t text_end[EXPECT_MAX_TEXT];
+	int ntext;
+	bool has_sframe;
+	uint64_t sframe_start, sframe_end;
+	uint64_t elf_start, elf_end;
+	uint64_t text_vaddr;
+	char build_id[2 * 64 + 1];
+};
+
+/**
+ * readelf_expect() - run readelf on @path and fill @e for load bias @bias
+ * Return: 0, or -1 when readelf fails or shows no PT_LOAD.
+ */
+int readelf_expect(const char *path, uint64_t bias, struct object_expect *e);
+
+#endif /* TESTS_READELF_EXPECT_H */

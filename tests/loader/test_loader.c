@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loader-module tests: build/codectl-run loads libcodectl-audit.so into
+ * tests/loader/loader_prog, and the registrations it makes are compared with
+ * what readelf says of every loaded object. The program's registry is read
+ * from --registry-dump snapshots (children forked at its two markers, around
+ * a dlopen/dlclose loop) and the calls from --trace.
+ */
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "readelf_expect.h"
+#include "run_helper.h"
+
+#define RUN(r, ...) run_codectl((r), (const char *const[]){ __VA_ARGS__, NULL })
+#define LOADER_PROG LOADER_DIR "/loader-prog"
+#define LOADER_PROG_NOPIE LOADER_DIR "/loader-prog-nopie"
+#define STATIC_PROG LOADER_DIR "/static-prog"
+#define LIBDL LOADER_DIR "/libdl.so"
+#define MAX_LINES 4096
+#define DUMP_PREFIX "codectl-run: registry pid "
+
+TestSuite(loader, .timeout = 180);
+
+/** struct lines - copies of some log lines (registry entries without prefix) */
+struct lines {
+	char *v[MAX_LINES];
+	int n;
+};
+
+static void lines_free(struct lines *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	l->n = 0;
+}
+
+/* The next line of @p (a malloc'd copy) and where the one after starts. */
+static char *next_line(const char **p)
+{
+	const char *end = strchr(*p, '\n');
+	size_t n = end ? (size_t)(end - *p) : strlen(*p);
+	char *line = strndup(*p, n);
+
+	*p = end ? end + 1 : *p + n;
+	return line;
+}
+
+/*
+ * The @k-th registry dump (0: first) of a process other than @main_pid: the
+ * loader program's registry at its @k-th marker. Returns its stated count.
+ */
+static long snapshot(const char *log, int main_pid, int k, struct lines *out)
+{
+	const char *p = log;
+	long count = -1;
+	int pid, cur = -1, seen = -1, at;
+
+	out->n = 0;
+	while (*p) {
+		char *line = next_line(&p);
+		long n;
+
+		if (sscanf(line, DUMP_PREFIX "%d: %ld registrations", &pid, &n) == 2 &&
+		    pid != main_pid) {
+			cur = pid;
+			if (++seen == k)
+				count = n;
+		} else if (seen == k && sscanf(line, DUMP_PREFIX "%d: %n", &pid, &at) == 1 &&
+			   pid == cur && out->n < MAX_LINES) {
+			out->v[out->n++] = strdup(line + at);
+		}
+		free(line);
+	}
+	return count;
+}
+
+/* The registry entry of text @start..@end whose aspects start with @aspects, or NULL. */
+static const char *find_entry(const struct lines *l, uint64_t start, uint64_t end,
+			      const char *aspects)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "text=%#lx-%#lx %s", (unsigned long)start,
+		 (unsigned long)end, aspects);
+	for (int i = 0; i < l->n; i++)
+		if (!strncmp(l->v[i], want, strlen(want)))
+			return l->v[i];
+	return NULL;
+}
+
+/*
+ * The registrations of @path, loaded at @bias, are what readelf says: per
+ * executable segment one entry with both aspects, or two entries when the
+ * section was registered apart (@unwind_origin: "exec" for the program, whose
+ * section the kernel registers at exec; "call" in split mode; NULL if not).
+ * Returns how many entries that is.
+ */
+static int check_object(const struct lines *snap, const char *path, uint64_t bias,
+			const char *unwind_origin)
+{
+	struct object_expect e;
+	char unwind[128], ident[4300], aspects[64];
+	bool apart;
+	const char *line;
+
+	cr_assert_eq(readelf_expect(path, bias, &e), 0, "readelf %s", path);
+	apart = e.has_sframe && unwind_origin;
+	snprintf(unwind, sizeof(unwind), " sframe=%#lx-%#lx ", (unsigned long)e.sframe_start,
+		 (unsigned long)e.sframe_end);
+	snprintf(ident, sizeof(ident), " elf=%#lx-%#lx path=\"%s\"%s%s",
+		 (unsigned long)e.elf_start, (unsigned long)e.elf_end, path,
+		 e.build_id[0] ? " build_id=" : "", e.build_id);
+	snprintf(aspects, sizeof(aspects), "%s unwind", apart ? unwind_origin : "call");
+	for (int i = 0; i < e.ntext; i++) {
+		uint64_t t0 = e.text_start[i], t1 = e.text_end[i];
+
+		if (e.has_sframe) {
+			line = find_entry(snap, t0, t1, aspects);
+			cr_assert(line && strstr(line, unwind), "%s: no '%s' '%s'", path, aspects,
+				  unwind);
+		}
+		line = find_entry(snap, t0, t1, e.has_sframe && !apart ? "call unwind identity" :
+								   "call identity");
+		cr_assert(line && strstr(line, ident), "%s: text %#lx-%#lx: no '%s'", path,
+			  (unsigned long)t0, (unsigned long)t1, ident);
+	}
+	return apart ? 2 * e.ntext : e.ntext;
+}
+
+/* Every object the program printed as "map PATH BIAS" is registered as readelf says. */
+static void check_all_objects(const struct run *r, const char *prog, bool split)
+{
+	const struct summary_row *row = run_first_row(r);
+	const char *p = r->out;
+	struct lines snap;
+	long count;
+	int want = 0, objects = 0;
+
+	cr_assert_eq(r->status, 0, "%s", r->log);
+	cr_assert(row);
+	count = snapshot(r->log, row->pid, 0, &snap);
+	while (*p) {
+		char *line = next_line(&p), path[4096];
+		unsigned long bias;
+
+		if (sscanf(line, "map %4095s %lx", path, &bias) == 2) {
+			want += check_object(&snap, path, bias,
+					     !strcmp(path, prog) ? "exec" : split ? "call" : NULL);
+			objects++;
+		}
+		free(line);
+	}
+	/* the program (2 entries), liba, libb (2), libnosf, libc, ld.so; and the vDSO */
+	cr_assert_eq(objects, 6, "%s", r->out);
+	cr_assert_eq(want, split ? 8 + 3 : 8);
+	cr_assert_eq(count, want + 1, "%s", r->log);
+	cr_assert_eq(snap.n, want + 1);
+	for (int i = 0; i < snap.n; i++)
+		if (strstr(snap.v[i], "path=\"linux-vdso.so.1\""))
+			want++;
+	cr_assert_eq(snap.n, want, "the vDSO's identity is registered");
+	lines_free(&snap);
+}
+
+Test(loader, every_object_registered_as_readelf_says)
+{
+	struct run r;
+
+	RUN(&r, "--registry-dump", "--", LOADER_PROG, "--map", "3");
+	check_all_objects(&r, LOADER_PROG, false);
+	run_free(&r);
+}
+
+Test(loader, non_pie_program)
+{
+	struct run r;
+
+	RUN(&r, "--registry-dump", "--", LOADER_PROG_NOPIE, "--map", "3");
+	check_all_objects(&r, LOADER_PROG_NOPIE, false);
+	run_free(&r);
+}
+
+Test(loader, split_mode_registers_the_same)
+{
+	struct run r;
+
+	setenv("CODECTL_AUDIT_MODE", "split", 1);
+	RUN(&r, "--registry-dump", "--trace", "--", LOADER_PROG, "--map", "3");
+	check_all_objects(&r, LOADER_PROG, true);
+	/*
+	 * two calls for each of liba, libb's two segments and libdl (3 times); one
+	 * for the program (section registered at exec), libnosf, libc, ld.so, vDSO
+	 */
+	cr_assert_eq(run_first_row(&r)->accepted, 2 * (1 + 2 + 3) + 5, "%s", r.log);
+	run_free(&r);
+}
+
+/* Calls with @what in the trace between the two markers that returned 0. */
+static int count_between_markers(const char *log, const char *what)
+{
+	const char *p = log;
+	int markers = 0, n = 0;
+
+	while (*p) {
+		char *line = next_line(&p);
+
+		if (strstr(line, "codectl(CODE_UNREGISTER, 0x1, 0, 0) = -1 ENOENT"))
+			markers++;
+		else if (markers == 1 && strstr(line, what) && strstr(line, ") = 0"))
+			n++;
+		free(line);
+	}
+	cr_assert_eq(markers, 2);
+	return n;
+}
+
+/* Every libdl registration in the trace has libdl's layout, at one bias. */
+static void check_libdl_calls(const char *log)
+{
+	struct object_expect e;
+	const char *p = log;
+	unsigned long t0, t1, s0, s1;
+	int n = 0;
+
+	cr_assert_eq(readelf_expect(LIBDL, 0, &e), 0);
+	cr_assert_eq(e.ntext, 1);
+	cr_assert(e.has_sframe);
+	while ((p = strstr(p, "codectl(CODE_REGISTER_ELF, {text="))) {
+		const char *end = strchr(p, '\n');
+
+		p += strlen("codectl(CODE_REGISTER_ELF, {text=");
+		if (sscanf(p, "%lx-%lx, sframe=%lx-%lx", &t0, &t1, &s0, &s1) != 4 ||
+		    !memmem(p, (size_t)(end - p), "libdl.so\"", strlen("libdl.so\"")))
+			continue;
+		cr_assert_eq(t1 - t0, e.text_end[0] - e.text_start[0]);
+		cr_assert_eq(s0 - (t0 - e.text_vaddr), e.sframe_start);
+		cr_assert_eq(s1 - (t0 - e.text_vaddr), e.sframe_end);
+		n++;
+	}
+	cr_assert_eq(n, 1000);
+}
+
+Test(loader, dlopen_loop_leaves_the_registry_as_it_started)
+{
+	struct lines before, after;
+	const struct summary_row *row;
+	struct run r;
+	long nb, na;
+
+	RUN(&r, "--registry-dump", "--trace", "--", LOADER_PROG, "1000");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert(strstr(r.out, "dlopen loop: 1000 rounds, sum 599500\n"), "%s", r.out);
+	row = run_first_row(&r);
+	nb = snapshot(r.log, row->pid, 0, &before);
+	na = snapshot(r.log, row->pid, 1, &after);
+	cr_assert_eq(nb, 9);
+	cr_assert_eq(na, nb);
+	cr_assert_eq(after.n, before.n);
+	for (int i = 0; i < before.n; i++)
+		cr_assert_str_eq(after.v[i], before.v[i]);
+	cr_assert_eq(count_between_markers(r.log, "libdl.so\""), 1000);
+	cr_assert_eq(count_between_markers(r.log, "codectl(CODE_UNREGISTER, 0x7"), 1000);
+	check_libdl_calls(r.log);
+	for (int i = 0; i < r.nrows; i++)
+		cr_assert_eq(r.rows[i].stale, 0, "%s", r.log);
+	cr_assert_eq(row->left, 1, "the vDSO, which is never closed");
+	lines_free(&before);
+	lines_free(&after);
+	run_free(&r);
+}
+
+Test(loader, no_loader_module)
+{
+	struct lines snap;
+	struct run r;
+
+	RUN(&r, "--no-loader-module", "--registry-dump", "--trace", "--", LOADER_PROG, "3");
+	cr_assert_eq(r.status, 0);
+	cr_assert_null(strstr(r.log, "CODE_REGISTER_ELF"), "%s", r.log);
+	cr_assert_eq(snapshot(r.log, run_first_row(&r)->pid, 0, &snap), 1, "%s", r.log);
+	cr_assert(strstr(snap.v[0], " exec unwind sframe="), "%s", snap.v[0]);
+	lines_free(&snap);
+	run_free(&r);
+}
+
+/* Output and exit status of @prog ARG run natively, stdout and stderr together. */
+static char *run_native(const char *prog, const char *arg, int *status)
+{
+	char path[] = "/tmp/codectl-loader-out-XXXXXX", *out;
+	int fd = mkstemp(path);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(prog, prog, arg, (char *)NULL);
+		_exit(120);
+	}
+	waitpid(pid, status, 0);
+	out = read_file(path);
+	close(fd);
+	unlink(path);
+	return out;
+}
+
+Test(loader, natively_the_module_changes_nothing)
+{
+	char *plain, *audited, *debug;
+	int s1, s2, s3;
+
+	unsetenv("LD_AUDIT");
+	plain = run_native(LOADER_PROG, "200", &s1);
+	setenv("LD_AUDIT", AUDIT_SO, 1);
+	audited = run_native(LOADER_PROG, "200", &s2);
+	cr_assert_eq(s2, s1);
+	cr_assert_str_eq(audited, plain);
+	cr_assert_str_eq(plain, "work: 99 7 86\ndlopen loop: 200 rounds, sum 39900\n");
+	/* debug: the first call says ENOSYS, and the module is quiet from then on */
+	setenv("CODECTL_AUDIT_DEBUG", "1", 1);
+	debug = run_native(LOADER_PROG, "200", &s3);
+	cr_assert_eq(s3, s1);
+	cr_assert(!strncmp(debug, "codectl-audit: CODE_REGISTER_ELF " LOADER_PROG " text=0x",
+			   strlen("codectl-audit: CODE_REGISTER_ELF " LOADER_PROG " text=0x")),
+		  "%s", debug);
+	cr_assert_str_eq(strchr(debug, '\n') - strlen(" = ENOSYS"), " = ENOSYS\n" "work: 99 7 86\n"
+			 "dlopen loop: 200 rounds, sum 39900\n");
+	free(plain);
+	free(audited);
+	free(debug);
+}
+
+Test(loader, program_output_unchanged_under_codectl_run)
+{
+	struct run r;
+
+	RUN(&r, "-q", "--", LOADER_PROG, "200");
+	cr_assert_eq(r.status, 0);
+	cr_assert_str_eq(r.out, "work: 99 7 86\ndlopen loop: 200 rounds, sum 39900\n");
+	run_free(&r);
+}
+
+/* Lines of "codectl-run -q -- PROG ARG" stderr (the module's debug lines) that start with @want. */
+static int count_debug_lines(const char *prog, const char *arg, const char *want)
+{
+	char cmd[1024], line[4096];
+	FILE *f;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s -q -- %s %s 2>&1 >/dev/null", CODECTL_RUN, prog, arg);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, want, strlen(want)) && strstr(line, " = 0\n");
+	cr_assert_eq(pclose(f), 0);
+	return n;
+}
+
+Test(loader, debug_lines_under_codectl_run)
+{
+	setenv("CODECTL_AUDIT_DEBUG", "1", 1);
+	cr_assert_eq(count_debug_lines(LOADER_PROG, "2", "codectl-audit: CODE_REGISTER_ELF "
+				       LOADER_DIR "/liba.so text=0x"), 1);
+	cr_assert_eq(count_debug_lines(LOADER_PROG, "2", "codectl-audit: CODE_REGISTER_ELF "
+				       LOADER_DIR "/libdl.so text=0x"), 2);
+	cr_assert_eq(count_debug_lines(LOADER_PROG, "2", "codectl-audit: CODE_UNREGISTER text=0x"),
+		     2 + 7);
+}
+
+/* A copy of libdl.so in a fresh directory, with its PT_GNU_SFRAME changed by @patch. */
+static void patched_libdl(char *path, size_t size, void (*patch)(uint8_t *elf, Elf64_Phdr *sf))
+{
+	char dir[] = "/tmp/codectl-loader-XXXXXX";
+	uint8_t *elf = malloc(1 << 20);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)elf;
+	Elf64_Phdr *sf = NULL;
+	int fd = open(LIBDL, O_RDONLY);
+	ssize_t n = read(fd, elf, 1 << 20);
+
+	close(fd);
+	cr_assert(n > (ssize_t)sizeof(*eh) && mkdtemp(dir));
+	for (int i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr *ph = (Elf64_Phdr *)(elf + eh->e_phoff) + i;
+
+		if (ph->p_type == 0x6474e554)
+			sf = ph;
+	}
+	cr_assert(sf);
+	patch(elf, sf);
+	snprintf(path, size, "%s/libdl.so", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_eq(write(fd, elf, (size_t)n), n);
+	close(fd);
+	free(elf);
+}
+
+static void remove_patched(const char *path)
+{
+	char dir[4096];
+
+	unlink(path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	rmdir(dir);
+}
+
+static void sframe_empty(uint8_t *elf, Elf64_Phdr *sf)
+{
+	(void)elf;
+	sf->p_filesz = sf->p_memsz = 0;
+}
+
+static void sframe_truncated(uint8_t *elf, Elf64_Phdr *sf)
+{
+	(void)elf;
+	sf->p_filesz = sf->p_memsz = 12;
+}
+
+static void sframe_bad_magic(uint8_t *elf, Elf64_Phdr *sf)
+{
+	elf[sf->p_offset] ^= 0xff;
+}
+
+/* dlopen of a copy of libdl.so with a broken .sframe: EINVAL, identity only, program goes on. */
+static void check_bad_sframe(void (*patch)(uint8_t *elf, Elf64_Phdr *sf), const char *reason)
+{
+	char path[4096], ok[4200], ident[4200];
+	const char *line, *p;
+	struct run r;
+
+	patched_libdl(path, sizeof(path), patch);
+	RUN(&r, "--trace", "--", LOADER_PROG, "--dlopen", path);
+	remove_patched(path);
+	snprintf(ok, sizeof(ok), "dlopen %s: ok\n", path);
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_str_eq(r.out, ok);
+	snprintf(ident, sizeof(ident), "path=\"%s\"", path);
+	line = strstr(r.log, ident);
+	cr_assert(line, "%s", r.log);
+	p = strchr(line, '\n');
+	cr_assert(p && memmem(line, (size_t)(p + 1 - line), reason, strlen(reason)), "want %s: %.*s",
+		  reason, (int)(p - line), line);
+	line = strstr(p, ident);
+	cr_assert(line, "an identity-only registration follows: %s", r.log);
+	p = strchr(line, '\n');
+	cr_assert(!strncmp(p - strlen(") = 0"), ") = 0\n", strlen(") = 0\n")), "%.*s",
+		  (int)(p - line), line);
+	run_free(&r);
+}
+
+Test(loader, empty_sframe)
+{
+	check_bad_sframe(sframe_empty, "= -1 EINVAL (empty sframe range at 0x");
+}
+
+Test(loader, truncated_sframe)
+{
+	check_bad_sframe(sframe_truncated,
+			 "= -1 EINVAL (section of 12 bytes shorter than the 28-byte header)\n");
+}
+
+Test(loader, sframe_bad_magic)
+{
+	check_bad_sframe(sframe_bad_magic, "= -1 EINVAL (magic 0xde1d, not 0xdee2)\n");
+}
+
+Test(loader, appended_to_an_existing_ld_audit)
+{
+	struct run r;
+
+	setenv("LD_AUDIT", OTHER_AUDIT_SO, 1);
+	RUN(&r, "--trace", "--", LOADER_PROG, "2");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	/* codectl-run itself runs with the user's LD_AUDIT too, and says so on stdout */
+	cr_assert_str_eq(r.out, "other-audit: loaded in codectl-run\n"
+			 "other-audit: loaded in loader-prog\nwork: 99 7 86\n"
+			 "dlopen loop: 2 rounds, sum 201\n");
+	cr_assert(strstr(r.log, "/liba.so\", build_id="), "%s", r.log);
+	run_free(&r);
+}
+
+Test(loader, static_program)
+{
+	struct run r;
+
+	RUN(&r, "--trace", "--", STATIC_PROG);
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert(strstr(r.log, STATIC_PROG " is statically linked: the loader module cannot run "
+			 "in it, only its own codectl calls will be seen"), "%s", r.log);
+	cr_assert(strstr(r.log, "codectl(CODE_UNREGISTER, 0x1, 0, 0) = -1 ENOENT"), "%s", r.log);
+	cr_assert_null(strstr(r.log, "CODE_REGISTER_ELF"), "%s", r.log);
+	run_free(&r);
+}
+
+static int count_containing(const struct lines *l, const char *what)
+{
+	int n = 0;
+
+	for (int i = 0; i < l->n; i++)
+		n += !!strstr(l->v[i], what);
+	return n;
+}
+
+Test(loader, dlmopen_namespace_with_its_own_libc)
+{
+	struct lines open, closed;
+	struct run r;
+	int pid;
+
+	RUN(&r, "--registry-dump", "--", LOADER_PROG, "--dlmopen", "libm.so.6");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_str_eq(r.out, "dlmopen libm.so.6: ok\n");
+	pid = run_first_row(&r)->pid;
+	/* the 9 of the start, and libm with a second libc in the new namespace */
+	cr_assert_eq(snapshot(r.log, pid, 0, &open), 9 + 2, "%s", r.log);
+	cr_assert_eq(snapshot(r.log, pid, 1, &closed), 9, "%s", r.log);
+	cr_assert_eq(count_containing(&open, "/libm.so.6\""), 1);
+	cr_assert_eq(count_containing(&open, "/libc.so.6\""), 2);
+	cr_assert_eq(count_containing(&closed, "/libm.so.6\""), 0);
+	cr_assert_eq(count_containing(&closed, "/libc.so.6\""), 1);
+	for (int i = 0; i < closed.n; i++)
+		cr_assert_eq(count_containing(&open, closed.v[i]), 1, "%s", closed.v[i]);
+	cr_assert_eq(run_first_row(&r)->stale, 0);
+	lines_free(&open);
+	lines_free(&closed);
+	run_free(&r);
+}
