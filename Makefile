@@ -69,7 +69,7 @@ ABI_BIN := $(O)/tests/abi-conformance
 # Loader-module tests: a program, three linked libraries and one dlopened.
 LOADER_DIR := $(O)/tests/loader
 LOADER_LIBS := $(LOADER_DIR)/liba.so $(LOADER_DIR)/libb.so $(LOADER_DIR)/libnosf.so \
-	$(LOADER_DIR)/libdl.so
+	$(LOADER_DIR)/libdl.so $(LOADER_DIR)/libdl2.so $(LOADER_DIR)/libdl3.so
 LOADER_PROG := $(LOADER_DIR)/loader-prog
 LOADER_PROGS := $(LOADER_PROG) $(LOADER_DIR)/loader-prog-nopie $(LOADER_DIR)/static-prog \
 	$(LOADER_DIR)/other-audit.so
@@ -156,6 +156,11 @@ $(LOADER_DIR)/libb.so: tests/loader/libb.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -fPIC -shared -Wa,--gsframe -Wl,--section-start=.fartext=0x400000 \
 		$< -o $@
+
+# two more files with libdl's layout, for address reuse
+$(LOADER_DIR)/libdl2.so $(LOADER_DIR)/libdl3.so: tests/loader/libdl.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -fPIC -shared -Wa,--gsframe $< -o $@
 
 $(LOADER_DIR)/lib%.so: tests/loader/lib%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

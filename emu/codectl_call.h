@@ -46,11 +46,16 @@ struct emu_policy emu_policy_default(void);
  * @registry: its address space's registrations (modified by calls)
  * @mem: reads its memory
  * @maps: its mappings, current as of the call
+ * @maps_cached: @maps may be older than the call (a supervisor's cache; never
+ *	in a kernel): a new registration does not take the identity of the
+ *	mapping holding its text from them, but learns it at the next
+ *	emu_registry_prune_unmapped() (what was mapped there may have changed)
  */
 struct emu_space {
 	struct emu_registry *registry;
 	const struct emu_accessor *mem;
 	const struct emu_mappings *maps;
+	bool maps_cached;
 };
 
 /** struct emu_call - the system call's four arguments as the caller passed them */

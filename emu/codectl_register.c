@@ -44,7 +44,7 @@ struct emu_registration *emu_registration_new(const struct emu_space *sp, unsign
 	reg->origin = origin;
 	reg->text_start = start;
 	reg->text_end = end;
-	reg->text_vma_ident = v ? v->ident : 0;
+	reg->text_vma_ident = v && !sp->maps_cached ? v->ident : 0;
 	return reg;
 }
 

@@ -57,7 +57,7 @@ struct emu_identity {
  * @sframe_start, @sframe_end: where the section was in the tracee
  * @jit_head: tracee address of the first JIT table for EMU_UNWIND_JIT
  * @text_vma_ident: struct emu_vma ident of the mapping holding text_start
- *	when registered (0: anonymous or unknown)
+ *	when registered (0: anonymous, or unknown until the next prune)
  * @ident: valid when @aspects has EMU_ASPECT_IDENTITY
  */
 struct emu_registration {
@@ -157,7 +157,8 @@ void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn f
  *
  * A registration is stale when its text is no longer wholly inside executable
  * mappings of @maps, or its first byte is now mapped from another file
- * (dlclose without CODE_UNREGISTER, then something else loaded there).
+ * (dlclose without CODE_UNREGISTER, then something else loaded there). A
+ * registration whose mapping identity is unknown (0) takes the one of @maps.
  * Return: the number dropped.
  */
 size_t emu_registry_prune_unmapped(struct emu_registry *r, const struct emu_mappings *maps,

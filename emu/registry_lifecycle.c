@@ -80,9 +80,16 @@ static bool is_stale(const struct emu_registration *reg, const struct emu_mappin
 static void collect_stale(const struct emu_registration *reg, void *ctx)
 {
 	struct prune_state *st = ctx;
+	const struct emu_vma *v;
 
-	if (is_stale(reg, st->maps))
+	if (is_stale(reg, st->maps)) {
 		st->stale[st->n++] = reg;
+		return;
+	}
+	v = emu_mappings_find(st->maps, reg->text_start);
+	/* the registry owns its registrations: learn an unknown mapping identity */
+	if (!reg->text_vma_ident && v)
+		((struct emu_registration *)reg)->text_vma_ident = v->ident;
 }
 
 size_t emu_registry_prune_unmapped(struct emu_registry *r, const struct emu_mappings *maps,

@@ -67,11 +67,13 @@ static int prepare(struct supervisor *s, struct proc *p, pid_t tid, const struct
 		sv_refresh_maps(s, p, tid);
 		fresh = true;
 	}
+	sp.maps_cached = !fresh;
 	err = emu_codectl_prepare(&pol, &sp, c, res);
 	if (!err || fresh || !maps_related(res->verdict.rule))
 		return err;
 	emu_codectl_discard(res);
 	sv_refresh_maps(s, p, tid);
+	sp.maps_cached = false;
 	return emu_codectl_prepare(&pol, &sp, c, res);
 }
 

@@ -113,16 +113,42 @@ static int read_phdrs(const struct emu_accessor *mem, uint64_t addr, uint64_t n,
 	return emu_read(mem, addr, o->ph, n * sizeof(Elf64_Phdr));
 }
 
-/* The main program: its load bias from PT_PHDR (absent: a non-PIE at bias 0). */
+/*
+ * Without PT_PHDR (a dynamic loader run as the program), the bias of an ELF
+ * header mapped right before the program headers, with the segment at file
+ * offset 0; else 0 (a non-PIE program).
+ */
+static uint64_t bias_from_header(const struct emu_accessor *mem, uint64_t phdr,
+				 const struct object *o)
+{
+	uint64_t ehdr = phdr - sizeof(Elf64_Ehdr);
+	Elf64_Ehdr eh;
+
+	if (emu_read(mem, ehdr, &eh, sizeof(eh)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_phoff != sizeof(Elf64_Ehdr))
+		return 0;
+	for (unsigned int i = 0; i < o->n; i++)
+		if (o->ph[i].p_type == PT_LOAD && o->ph[i].p_offset == 0)
+			return ehdr - o->ph[i].p_vaddr;
+	return 0;
+}
+
+/* The main program: its load bias from PT_PHDR, or from its ELF header. */
 static int main_object(const struct emu_accessor *mem, const struct auxv_info *a, struct object *o)
 {
 	int err = read_phdrs(mem, a->phdr, a->phnum, o);
+	bool have_phdr = false;
 
 	o->what = "program";
 	o->bias = 0;
-	for (unsigned int i = 0; !err && i < o->n; i++)
-		if (o->ph[i].p_type == PT_PHDR)
+	for (unsigned int i = 0; !err && i < o->n; i++) {
+		if (o->ph[i].p_type == PT_PHDR) {
 			o->bias = a->phdr - o->ph[i].p_vaddr;
+			have_phdr = true;
+		}
+	}
+	if (!err && !have_phdr)
+		o->bias = bias_from_header(mem, a->phdr, o);
 	return err;
 }
 
@@ -138,6 +164,33 @@ static int interp_object(const struct emu_accessor *mem, uint64_t base, struct o
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_phentsize != sizeof(Elf64_Phdr))
 		return -ENOEXEC;
 	return read_phdrs(mem, base + eh.e_phoff, eh.e_phnum, o);
+}
+
+/* The dynamic section at @at (@size bytes) has a DT_SONAME (read entry by entry). */
+static bool has_soname(const struct emu_accessor *mem, uint64_t at, uint64_t size)
+{
+	Elf64_Dyn d;
+
+	for (uint64_t off = 0; off + sizeof(d) <= size && off < 512 * sizeof(d); off += sizeof(d)) {
+		if (emu_read(mem, at + off, &d, sizeof(d)) || d.d_tag == DT_NULL)
+			return false;
+		if (d.d_tag == DT_SONAME)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Without an interpreter, a program whose dynamic section names itself
+ * (DT_SONAME) is a dynamic loader run as a program (ld.so PROGRAM), which
+ * loads the module; anything else is statically linked (static-pie too).
+ */
+static bool is_static(const struct emu_accessor *mem, const struct object *o)
+{
+	for (unsigned int i = 0; i < o->n; i++)
+		if (o->ph[i].p_type == PT_DYNAMIC)
+			return !has_soname(mem, o->bias + o->ph[i].p_vaddr, o->ph[i].p_memsz);
+	return true;
 }
 
 void sv_exec_register(struct supervisor *s, struct proc *p, pid_t tid)
@@ -158,8 +211,8 @@ void sv_exec_register(struct supervisor *s, struct proc *p, pid_t tid)
 	}
 	register_object(s, p, &mem, &o);
 	if (!a.base) {
-		/* static program: no interpreter, so no loader module either */
-		if (s->loader_module[0])
+		/* no interpreter: a static program, with no loader module either */
+		if (s->loader_module[0] && is_static(&mem, &o))
 			sv_note(s, "pid %d: %s is statically linked: the loader module cannot run "
 				   "in it, only its own codectl calls will be seen", (int)p->tgid,
 				p->exe);

@@ -60,7 +60,7 @@ static int recv_fd(int sock, bool *killable)
 	return fd;
 }
 
-/* The child: wait to be seized, filter, hand over the listener, exec. */
+/* In the child: tell the parent which stage failed, and exit. */
 static void __attribute__((noreturn)) fail(int errfd, int stage, int err)
 {
 	struct launch_error e = { .stage = stage, .err = err };
@@ -80,17 +80,36 @@ struct child_args {
 	const char *audit;
 };
 
-/* Append @audit to LD_AUDIT (the child is single-threaded: setenv is fine). */
+/* @list (colon-separated, as ld.so reads LD_AUDIT) holds @item. */
+static bool list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = list; p; p = strchr(p, ':'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, item, n) && (p[n] == ':' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * Append @audit to LD_AUDIT, unless it is there already (the child is
+ * single-threaded: malloc and setenv are fine). Returns 0 or an errno.
+ */
 static int add_audit(const char *audit)
 {
 	const char *old = getenv("LD_AUDIT");
-	char value[2 * 4096 + 2];
+	char *value;
+	int err;
 
 	if (!old || !*old)
-		return setenv("LD_AUDIT", audit, 1);
-	if ((size_t)snprintf(value, sizeof(value), "%s:%s", old, audit) >= sizeof(value))
-		return -1;
-	return setenv("LD_AUDIT", value, 1);
+		return setenv("LD_AUDIT", audit, 1) ? errno : 0;
+	if (list_has(old, audit))
+		return 0;
+	if (asprintf(&value, "%s:%s", old, audit) < 0)
+		return ENOMEM;
+	err = setenv("LD_AUDIT", value, 1) ? errno : 0;
+	free(value);
+	return err;
 }
 
 /* The child: wait to be seized, filter, hand over the listener, exec. */
@@ -99,7 +118,7 @@ static void __attribute__((noreturn)) child(const struct child_args *a, int go, 
 {
 	bool killable = true;
 	char byte;
-	int fd;
+	int fd, err;
 
 	if (read(go, &byte, 1) != 1)
 		_exit(127);
@@ -114,8 +133,8 @@ static void __attribute__((noreturn)) child(const struct child_args *a, int go, 
 		fail(errfd, LAUNCH_STAGE_SETUP, errno);
 	close(fd);
 	close(sock);
-	if (a->audit && add_audit(a->audit))
-		fail(errfd, LAUNCH_STAGE_SETUP, errno ? errno : E2BIG);
+	if (a->audit && (err = add_audit(a->audit)))
+		fail(errfd, LAUNCH_STAGE_SETUP, err);
 	sigaction(SIGPIPE, a->sigpipe, NULL);
 	sigprocmask(SIG_SETMASK, a->sigmask, NULL);
 	execvp(a->argv[0], a->argv);

@@ -210,15 +210,19 @@ static void find_loader_module(struct supervisor *s)
 		return;
 	*slash = '\0';
 	snprintf(s->loader_module, sizeof(s->loader_module), "%s/libcodectl-audit.so", exe);
-	if (!access(s->loader_module, R_OK))
-		return;
-	snprintf(s->loader_module, sizeof(s->loader_module), "%s/../lib/codectl-emu/"
-		 "libcodectl-audit.so", exe);
-	if (!access(s->loader_module, R_OK))
-		return;
-	sv_note(s, "loader module libcodectl-audit.so not found next to codectl-run: loaded "
-		   "objects will not be registered (only the program's own calls)");
-	s->loader_module[0] = '\0';
+	if (access(s->loader_module, R_OK))
+		snprintf(s->loader_module, sizeof(s->loader_module), "%s/../lib/codectl-emu/"
+			 "libcodectl-audit.so", exe);
+	if (access(s->loader_module, R_OK)) {
+		sv_note(s, "loader module libcodectl-audit.so not found next to codectl-run: "
+			   "loaded objects will not be registered (only the program's own calls)");
+		s->loader_module[0] = '\0';
+	} else if (strchr(s->loader_module, ':')) {
+		/* ld.so splits LD_AUDIT at colons */
+		sv_note(s, "the loader module's path %s has a ':', which LD_AUDIT cannot hold: "
+			   "loaded objects will not be registered", s->loader_module);
+		s->loader_module[0] = '\0';
+	}
 }
 
 static int start(struct supervisor *s, const sigset_t *orig)

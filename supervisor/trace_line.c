@@ -82,22 +82,26 @@ void trace_quote(char *buf, size_t len, const char *str)
 }
 
 /*
- * Up to TRACE_STRING_MAX bytes of the string at @addr, read in pieces up to a
- * fault. Returns false when not even the first piece is readable.
+ * Up to TRACE_STRING_MAX bytes of the string at @addr, read a page at a time
+ * so that a string ending just before an unreadable page is read whole.
+ * Returns false when not even its first byte is readable.
  */
 static bool read_string(const struct emu_accessor *mem, uint64_t addr, char *buf, bool *cut)
 {
-	enum { PIECE = 8 };
-	size_t n = 0;
+	size_t n = 0, piece;
 
-	buf[0] = '\0';
 	*cut = false;
-	while (n < TRACE_STRING_MAX && !emu_read(mem, addr + n, buf + n, PIECE)) {
-		if (memchr(buf + n, 0, PIECE))
+	while (n < TRACE_STRING_MAX) {
+		piece = 4096 - ((addr + n) & 4095);
+		if (piece > TRACE_STRING_MAX - n)
+			piece = TRACE_STRING_MAX - n;
+		if (emu_read(mem, addr + n, buf + n, piece))
+			break;
+		if (memchr(buf + n, 0, piece))
 			return true;
-		n += PIECE;
+		n += piece;
 	}
-	buf[n < TRACE_STRING_MAX ? n : TRACE_STRING_MAX] = '\0';
+	buf[n] = '\0';
 	*cut = n > 0;
 	return n > 0;
 }

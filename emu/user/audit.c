@@ -9,10 +9,15 @@
  *                              CODE_REGISTER_ELF per text range
  *   CODECTL_AUDIT_DEBUG=1      one line per call on stderr
  *
- * The loader calls these hooks with its lock held; the module uses no malloc,
- * keeps the program's errno, prints nothing unless asked, and goes quiet for
- * good at the first ENOSYS (no supervisor). The rtld-audit interface passes no
- * context, so the module's state is one static struct.
+ * The loader calls these hooks with its lock held, which serializes them: the
+ * module's state, its buffers included, is one static struct (the rtld-audit
+ * interface passes no context, and a thread with a small stack may dlopen).
+ * The module uses no malloc, keeps the program's errno, prints nothing unless
+ * asked, and goes quiet for good at the first ENOSYS (no supervisor).
+ *
+ * Objects the loader never unmaps (the main program, the ELF interpreter, the
+ * vDSO) are not unregistered at their la_objclose, which comes at exit: that
+ * would also drop the sections the kernel registered at exec.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -39,22 +44,25 @@ static struct {
 	bool split;
 	bool debug;
 	struct record *free_records;
+	struct audit_object object;
+	struct audit_scratch scratch;
+	char line[AUDIT_PATH_MAX + 256];
 } audit;
 
 static void debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void debug(const char *fmt, ...)
 {
-	char line[AUDIT_PATH_MAX + 256];
+	size_t size = sizeof(audit.line);
 	va_list ap;
 	int n;
 
 	if (!audit.debug)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	n = vsnprintf(audit.line, size, fmt, ap);
 	va_end(ap);
-	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+	if (n > 0 && write(2, audit.line, (size_t)n < size ? (size_t)n : size - 1) < 0)
 		audit.debug = false;
 }
 
@@ -156,24 +164,31 @@ EXPORT unsigned int la_version(unsigned int version)
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
+/* Register @o's text ranges; a record of them for la_objclose, or NULL. */
+static struct record *register_object(const struct audit_object *o)
+{
+	uint64_t done[AUDIT_MAX_TEXT];
+	unsigned int n = 0;
+	struct record *r;
+
+	for (unsigned int i = 0; i < o->ntext && !audit.disabled; i++)
+		if (register_text(o, i))
+			done[n++] = o->text_start[i];
+	if (!n || o->permanent || !(r = record_new()))
+		return NULL;
+	memcpy(r->text, done, n * sizeof(done[0]));
+	r->n = n;
+	return r;
+}
+
 EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
-	struct audit_object o;
-	struct record *r;
 	int saved = errno;
 
 	(void)lmid;
 	*cookie = 0;
-	if (audit.disabled || audit_object_read(map, &o) || !o.ntext || !(r = record_new()))
-		goto out;
-	for (unsigned int i = 0; i < o.ntext && !audit.disabled; i++)
-		if (register_text(&o, i))
-			r->text[r->n++] = o.text_start[i];
-	if (r->n)
-		*cookie = (uintptr_t)r;
-	else
-		record_free(r);
-out:
+	if (!audit.disabled && !audit_object_read(map, &audit.object, &audit.scratch))
+		*cookie = (uintptr_t)register_object(&audit.object);
 	errno = saved;
 	return 0;
 }

@@ -10,9 +10,14 @@
  *   loader-prog [--map] [N]     --map: print "map PATH BIAS" for every object
  *   loader-prog --dlopen PATH   dlopen one library and exit
  *   loader-prog --dlmopen PATH  dlmopen it in a new namespace, marker, dlclose, marker
+ *   loader-prog --reuse A B C   dlopen A, dlclose A, dlopen B (where A was), dlopen C,
+ *                               dlclose both
+ *   loader-prog --small-stack PATH   dlopen/dlclose PATH in a thread with a 16 KiB stack
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +99,49 @@ static int dlmopen_once(const char *path)
 	return 0;
 }
 
+/* B is loaded where A was: its registration must not take A's place in the records. */
+static int reuse(char **paths)
+{
+	void *a = dlopen(paths[0], RTLD_NOW), *b, *c;
+
+	if (!a)
+		return 1;
+	dlclose(a);
+	b = dlopen(paths[1], RTLD_NOW);
+	c = dlopen(paths[2], RTLD_NOW);
+	if (!b || !c)
+		return 1;
+	dlclose(c);
+	dlclose(b);
+	printf("reuse: ok\n");
+	return 0;
+}
+
+static void *dlopen_thread(void *path)
+{
+	void *h = dlopen(path, RTLD_NOW);
+
+	if (!h)
+		return NULL;
+	dlclose(h);
+	return path;
+}
+
+/* Loader hooks run on the stack of the thread that loads: a small one must do. */
+static int small_stack(const char *path)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	void *ret = NULL;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+	if (pthread_create(&t, &attr, dlopen_thread, (void *)path) || pthread_join(t, &ret))
+		return 1;
+	printf("small stack: %s\n", ret ? "ok" : dlerror());
+	return ret ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[4096], *slash;
@@ -101,6 +149,10 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "--dlmopen"))
 		return dlmopen_once(argv[2]);
+	if (argc > 4 && !strcmp(argv[1], "--reuse"))
+		return reuse(argv + 2);
+	if (argc > 2 && !strcmp(argv[1], "--small-stack"))
+		return small_stack(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "--dlopen")) {
 		void *h = dlopen(argv[2], RTLD_NOW);
 

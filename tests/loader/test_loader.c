@@ -270,7 +270,8 @@ Test(loader, dlopen_loop_leaves_the_registry_as_it_started)
 	check_libdl_calls(r.log);
 	for (int i = 0; i < r.nrows; i++)
 		cr_assert_eq(r.rows[i].stale, 0, "%s", r.log);
-	cr_assert_eq(row->left, 1, "the vDSO, which is never closed");
+	/* never unloaded, so kept at exit: the program (exec + identity), ld.so, vDSO */
+	cr_assert_eq(row->left, 4, "%s", r.log);
 	lines_free(&before);
 	lines_free(&after);
 	run_free(&r);
@@ -369,8 +370,9 @@ Test(loader, debug_lines_under_codectl_run)
 				       LOADER_DIR "/liba.so text=0x"), 1);
 	cr_assert_eq(count_debug_lines(LOADER_PROG, "2", "codectl-audit: CODE_REGISTER_ELF "
 				       LOADER_DIR "/libdl.so text=0x"), 2);
+	/* libdl twice; at exit liba, libb (2), libnosf, libc, but not the program, ld.so, vDSO */
 	cr_assert_eq(count_debug_lines(LOADER_PROG, "2", "codectl-audit: CODE_UNREGISTER text=0x"),
-		     2 + 7);
+		     2 + 5);
 }
 
 /* A copy of libdl.so in a fresh directory, with its PT_GNU_SFRAME changed by @patch. */
@@ -529,5 +531,101 @@ Test(loader, dlmopen_namespace_with_its_own_libc)
 	cr_assert_eq(run_first_row(&r)->stale, 0);
 	lines_free(&open);
 	lines_free(&closed);
+	run_free(&r);
+}
+
+Test(loader, exit_keeps_what_the_kernel_registered_at_exec)
+{
+	struct lines at_exit;
+	struct run r;
+	int pid;
+
+	RUN(&r, "--registry-dump", "--", LOADER_PROG, "0");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	pid = run_first_row(&r)->pid;
+	/* the main process's own dump: the third, after the two snapshots */
+	cr_assert_eq(snapshot(r.log, -1, 2, &at_exit), 4, "%s", r.log);
+	cr_assert_eq(count_containing(&at_exit, " exec unwind sframe="), 1);
+	cr_assert_eq(count_containing(&at_exit, "/loader-prog\""), 1);
+	cr_assert_eq(count_containing(&at_exit, "/ld-linux-x86-64.so.2\""), 1);
+	cr_assert_eq(count_containing(&at_exit, "\"linux-vdso.so.1\""), 1);
+	cr_assert_eq(run_row(&r, pid)->left, 4);
+	lines_free(&at_exit);
+	run_free(&r);
+}
+
+/* The text_start of the first registration call naming @path_end. */
+static unsigned long text_of(const char *log, const char *path_end)
+{
+	const char *p = log, *key = "codectl(CODE_REGISTER_ELF, {text=";
+	unsigned long start = 0;
+
+	while ((p = strstr(p, key))) {
+		const char *end = strchr(p, '\n');
+
+		p += strlen(key);
+		if (memmem(p, (size_t)(end - p), path_end, strlen(path_end)) &&
+		    sscanf(p, "%lx", &start) == 1)
+			return start;
+	}
+	return 0;
+}
+
+/* A library loaded where another was: its registration stays when the maps are re-read. */
+Test(loader, library_loaded_where_another_was)
+{
+	struct run r;
+
+	RUN(&r, "--trace", "--", LOADER_PROG, "--reuse", LOADER_DIR "/libdl.so",
+	    LOADER_DIR "/libdl2.so", LOADER_DIR "/libdl3.so");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_str_eq(r.out, "reuse: ok\n");
+	cr_assert_eq(text_of(r.log, "/libdl2.so\""), text_of(r.log, "/libdl.so\""),
+		     "libdl2.so is where libdl.so was");
+	cr_assert_null(strstr(r.log, "stale registration dropped"), "%s", r.log);
+	cr_assert_eq(run_first_row(&r)->stale, 0);
+	cr_assert_eq(run_first_row(&r)->rejected, 1, "only the program's EEXIST: %s",
+		     r.log);
+	run_free(&r);
+}
+
+Test(loader, dlopen_on_a_small_thread_stack)
+{
+	struct run r;
+
+	RUN(&r, "--trace", "--", LOADER_PROG, "--small-stack", LIBDL);
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_str_eq(r.out, "small stack: ok\n");
+	cr_assert_eq(text_of(r.log, "/libdl.so\"") != 0, true, "%s", r.log);
+	run_free(&r);
+}
+
+/* ld.so PROGRAM: the program's identity is PROGRAM's, and ld.so is no static program. */
+Test(loader, program_run_through_ld_so)
+{
+	struct object_expect e;
+	char want[4200];
+	struct run r;
+
+	RUN(&r, "--trace", "--", "/lib64/ld-linux-x86-64.so.2", LOADER_PROG, "0");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_null(strstr(r.log, "statically linked"), "%s", r.log);
+	cr_assert_eq(readelf_expect(LOADER_PROG, 0, &e), 0);
+	/* loaded by ld.so, not by the kernel: section and identity in one call */
+	snprintf(want, sizeof(want), " FDEs, path=\"%s\", build_id=%s}, 80, 0) = 0",
+		 LOADER_PROG, e.build_id);
+	cr_assert(strstr(r.log, want), "want '%s': %s", want, r.log);
+	run_free(&r);
+}
+
+Test(loader, module_already_in_ld_audit_is_not_added_twice)
+{
+	struct run r;
+
+	setenv("LD_AUDIT", AUDIT_SO, 1);
+	RUN(&r, "--trace", "--", LOADER_PROG, "1");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	/* one EEXIST (the program's section, registered at exec), not one per object */
+	cr_assert_eq(run_first_row(&r)->rejected, 2 + 1, "%s", r.log);
 	run_free(&r);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "emu/emu.h"
+#include "fake_space.h"
 
 static struct emu_registry *r;
 static struct emu_verdict v;
@@ -245,4 +246,44 @@ Test(registry, prune_drops_text_mapped_from_another_file)
 	cr_assert_eq(emu_registry_prune_unmapped(r, &m, NULL, NULL), 1, "libbar.so there now");
 	cr_assert_eq(emu_registry_count(r), 0);
 	emu_mappings_free(&m);
+}
+
+Test(registry, prune_teaches_an_unknown_mapping_identity)
+{
+	struct emu_registration *reg = mk(0x1000, 0x2000, U);
+	struct emu_mappings m = { 0 };
+
+	/* registered against a cached copy of the mappings: identity unknown */
+	cr_assert_eq(reg->text_vma_ident, 0);
+	cr_assert_eq(emu_registry_insert(r, reg, &v), 0);
+	cr_assert_eq(emu_mappings_add_ident(&m, 0x1000, 0x3000, EMU_PROT_EXEC, 222), 0);
+	cr_assert_eq(emu_registry_prune_unmapped(r, &m, NULL, NULL), 0, "learnt, not dropped");
+	cr_assert_eq(emu_registry_find_unwind(r, 0x1000)->text_vma_ident, 222);
+	emu_mappings_reset(&m);
+	cr_assert_eq(emu_mappings_add_ident(&m, 0x1000, 0x3000, EMU_PROT_EXEC, 333), 0);
+	cr_assert_eq(emu_registry_prune_unmapped(r, &m, NULL, NULL), 1, "another file now");
+	emu_mappings_free(&m);
+}
+
+/* Registered from a supervisor's cached mappings: the identity waits for a fresh read. */
+Test(registry, registration_from_cached_maps_takes_no_mapping_identity)
+{
+	static const char path[] = "/usr/lib/libfoo.so";
+	struct fake_space fs;
+	struct code_elf_info e = { .text_start = FAKE_TEXT_A, .text_end = FAKE_TEXT_A + 0x100 };
+
+	fake_space_init(&fs);
+	emu_mappings_reset(&fs.maps);
+	cr_assert_eq(emu_mappings_add_ident(&fs.maps, FAKE_TEXT_A, FAKE_TEXT_B, EMU_PROT_EXEC, 111), 0);
+	cr_assert_eq(emu_mappings_add_ident(&fs.maps, FAKE_TEXT_B, FAKE_TEXT_END, EMU_PROT_EXEC, 222), 0);
+	e.pathname = fake_put(&fs, path, sizeof(path));
+	fs.space.maps_cached = true;
+	cr_assert_eq(fake_call(&fs, CODE_REGISTER_ELF, fake_put(&fs, &e, sizeof(e)), sizeof(e), 0), 0);
+	cr_assert_eq(fs.res.reg->text_vma_ident, 0);
+	e.text_start = FAKE_TEXT_B;
+	e.text_end = FAKE_TEXT_B + 0x100;
+	fs.space.maps_cached = false;
+	cr_assert_eq(fake_call(&fs, CODE_REGISTER_ELF, fake_put(&fs, &e, sizeof(e)), sizeof(e), 0), 0);
+	cr_assert_eq(fs.res.reg->text_vma_ident, 222);
+	fake_space_fini(&fs);
 }
