@@ -72,6 +72,10 @@ int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *s
 			   const struct code_sframe_info *info, unsigned int origin,
 			   struct emu_call_result *res)
 {
+	const struct emu_reg_request rq = {
+		CODE_REGISTER_SFRAME, origin, EMU_ASPECT_UNWIND,
+		info->text_start, info->text_end, info->sframe_start, info->sframe_end,
+	};
 	struct emu_verdict *v = &res->verdict;
 	struct emu_registration *reg;
 	int err;
@@ -81,17 +85,9 @@ int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *s
 	if (!err && !info->sframe_start)
 		err = emu_reject(v, EMU_R_SFRAME_RANGE, "no sframe range (sframe_start and sframe_end 0)");
 	if (!err)
-		err = emu_check_mappings(p, sp, info->text_start, info->text_end, info->sframe_start,
-					 info->sframe_end, v);
-	if (!err)
-		err = emu_registry_check_insert(sp->registry, info->text_start, info->text_end,
-						EMU_ASPECT_UNWIND, v);
+		err = emu_registration_begin(p, sp, &rq, &reg, v);
 	if (err)
 		return err;
-	reg = emu_registration_new(sp, CODE_REGISTER_SFRAME, origin, info->text_start,
-				   info->text_end);
-	if (!reg)
-		return emu_reject(v, EMU_R_NOMEM, "out of memory");
 	err = emu_attach_sframe(p, sp, reg, info->sframe_start, info->sframe_end, res);
 	return emu_stage_register(sp, reg, err, res);
 }
@@ -113,29 +109,25 @@ static int do_register_jit(const struct emu_policy *p, const struct emu_space *s
 {
 	struct code_jit_info *info = &res->args.jit;
 	struct emu_verdict *v = &res->verdict;
+	struct emu_reg_request rq = {
+		.option = CODE_REGISTER_JIT, .origin = EMU_ORIGIN_CALL, .aspects = EMU_ASPECT_UNWIND,
+	};
 	struct emu_registration *reg;
 	int err;
 
 	err = read_info(sp, c, info, sizeof(*info), CODE_JIT_INFO_SIZE_VER0, res);
 	if (!err)
 		err = emu_check_ranges(info->text_start, info->text_end, 0, 0, v);
+	rq.text_start = info->text_start;
+	rq.text_end = info->text_end;
 	if (!err)
-		err = emu_check_mappings(p, sp, info->text_start, info->text_end, 0, 0, v);
-	if (!err)
-		err = emu_registry_check_insert(sp->registry, info->text_start, info->text_end,
-						EMU_ASPECT_UNWIND, v);
-	if (!err)
-		err = emu_jit_check_head(sp->mem, info->unwind_head, v);
+		err = emu_registration_begin(p, sp, &rq, &reg, v);
 	if (err)
 		return err;
-	reg = emu_registration_new(sp, CODE_REGISTER_JIT, EMU_ORIGIN_CALL, info->text_start,
-				   info->text_end);
-	if (!reg)
-		return emu_reject(v, EMU_R_NOMEM, "out of memory");
 	reg->aspects = EMU_ASPECT_UNWIND;
 	reg->unwind_kind = EMU_UNWIND_JIT;
 	reg->jit_head = info->unwind_head;
-	return emu_stage_register(sp, reg, 0, res);
+	return emu_stage_register(sp, reg, emu_jit_check_head(sp->mem, info->unwind_head, v), res);
 }
 
 static int do_unregister(const struct emu_space *sp, const struct emu_call *c,

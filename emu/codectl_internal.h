@@ -9,14 +9,28 @@
 int emu_check_ranges(uint64_t text_start, uint64_t text_end, uint64_t sframe_start,
 		     uint64_t sframe_end, struct emu_verdict *v);
 
-/* Text in executable mappings; the section (when @sframe_start) in readable ones. */
-int emu_check_mappings(const struct emu_policy *p, const struct emu_space *sp,
-		       uint64_t text_start, uint64_t text_end, uint64_t sframe_start,
-		       uint64_t sframe_end, struct emu_verdict *v);
+/**
+ * struct emu_reg_request - what a registration call asks for
+ * @option: CODE_REGISTER_*; @origin: EMU_ORIGIN_*; @aspects: EMU_ASPECT_* bits
+ * @text_start, @text_end, @sframe_start, @sframe_end: addresses (sframe 0, 0: none)
+ */
+struct emu_reg_request {
+	unsigned int option;
+	unsigned int origin;
+	unsigned int aspects;
+	uint64_t text_start, text_end;
+	uint64_t sframe_start, sframe_end;
+};
 
-/* A zeroed registration for [start, end) of @sp; NULL on ENOMEM. */
-struct emu_registration *emu_registration_new(const struct emu_space *sp, unsigned int option,
-					      unsigned int origin, uint64_t start, uint64_t end);
+/*
+ * The checks every registration shares, in the ABI's order: text in executable
+ * mappings, the section (when there is one) in readable ones, no overlap of
+ * @rq->aspects; then a zeroed registration for the text in *@out.
+ * Returns 0, or the negative errno with the reason in @v.
+ */
+int emu_registration_begin(const struct emu_policy *p, const struct emu_space *sp,
+			   const struct emu_reg_request *rq, struct emu_registration **out,
+			   struct emu_verdict *v);
 
 /* Copy, validate and attach the section as @reg's unwind aspect. */
 int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,

@@ -8,9 +8,10 @@
 #include "codectl_internal.h"
 #include "copy_struct.h"
 
-int emu_check_mappings(const struct emu_policy *p, const struct emu_space *sp,
-		       uint64_t text_start, uint64_t text_end, uint64_t sframe_start,
-		       uint64_t sframe_end, struct emu_verdict *v)
+/* Text in executable mappings; the section (when @sframe_start) in readable ones. */
+static int check_mappings(const struct emu_policy *p, const struct emu_space *sp,
+			  uint64_t text_start, uint64_t text_end, uint64_t sframe_start,
+			  uint64_t sframe_end, struct emu_verdict *v)
 {
 	if (!emu_mappings_covers(sp->maps, text_start, text_end, EMU_PROT_EXEC))
 		return emu_reject(v, EMU_R_TEXT_NOT_EXEC,
@@ -32,20 +33,31 @@ int emu_check_mappings(const struct emu_policy *p, const struct emu_space *sp,
 	return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
 }
 
-struct emu_registration *emu_registration_new(const struct emu_space *sp, unsigned int option,
-					      unsigned int origin, uint64_t start, uint64_t end)
+int emu_registration_begin(const struct emu_policy *p, const struct emu_space *sp,
+			   const struct emu_reg_request *rq, struct emu_registration **out,
+			   struct emu_verdict *v)
 {
-	const struct emu_vma *v = emu_mappings_find(sp->maps, start);
-	struct emu_registration *reg = calloc(1, sizeof(*reg));
+	const struct emu_vma *vma = emu_mappings_find(sp->maps, rq->text_start);
+	struct emu_registration *reg;
+	int err;
 
+	err = check_mappings(p, sp, rq->text_start, rq->text_end, rq->sframe_start,
+			     rq->sframe_end, v);
+	if (!err)
+		err = emu_registry_check_insert(sp->registry, rq->text_start, rq->text_end,
+						rq->aspects, v);
+	if (err)
+		return err;
+	reg = calloc(1, sizeof(*reg));
 	if (!reg)
-		return NULL;
-	reg->option = option;
-	reg->origin = origin;
-	reg->text_start = start;
-	reg->text_end = end;
-	reg->text_vma_ident = v && !sp->maps_cached ? v->ident : 0;
-	return reg;
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	reg->option = rq->option;
+	reg->origin = rq->origin;
+	reg->text_start = rq->text_start;
+	reg->text_end = rq->text_end;
+	reg->text_vma_ident = vma && !sp->maps_cached ? vma->ident : 0;
+	*out = reg;
+	return 0;
 }
 
 /* The cached copy when the bytes are unchanged, else a new validated one (cached). */
@@ -210,25 +222,20 @@ static unsigned int elf_aspects(const struct code_elf_info *info)
 int emu_do_register_elf(const struct emu_policy *p, const struct emu_space *sp,
 			const struct code_elf_info *info, struct emu_call_result *res)
 {
+	const struct emu_reg_request rq = {
+		CODE_REGISTER_ELF, EMU_ORIGIN_CALL, elf_aspects(info),
+		info->text_start, info->text_end, info->sframe_start, info->sframe_end,
+	};
 	struct emu_verdict *v = &res->verdict;
-	unsigned int aspects = elf_aspects(info);
 	struct emu_registration *reg;
 	int err;
 
 	err = check_elf_fields(info, v);
 	if (!err)
-		err = emu_check_mappings(p, sp, info->text_start, info->text_end, info->sframe_start,
-					 info->sframe_end, v);
-	if (!err)
-		err = emu_registry_check_insert(sp->registry, info->text_start, info->text_end,
-						aspects, v);
+		err = emu_registration_begin(p, sp, &rq, &reg, v);
 	if (err)
 		return err;
-	reg = emu_registration_new(sp, CODE_REGISTER_ELF, EMU_ORIGIN_CALL, info->text_start,
-				   info->text_end);
-	if (!reg)
-		return emu_reject(v, EMU_R_NOMEM, "out of memory");
-	reg->aspects = aspects & EMU_ASPECT_IDENTITY;
+	reg->aspects = rq.aspects & EMU_ASPECT_IDENTITY;
 	if (reg->aspects)
 		err = read_identity(sp, info, &reg->ident, v);
 	if (!err && info->sframe_start)
