@@ -311,8 +311,12 @@ Test(e2e, unprivileged_user_gets_tracing)
 		cr_skip_test("needs root and setpriv to switch to an unprivileged user");
 	if (system("test \"$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)\" -lt 2"))
 		cr_skip_test("Yama ptrace_scope 2 or 3: unprivileged ptrace is off on this machine");
-	st = system("setpriv --reuid=65534 --regid=65534 --clear-groups " CODECTL_RUN
-		    " -q --require-ptrace -- " E2E_PROG " forks 3");
+	/* copies in a directory anyone may enter: the checkout's may be private (mktemp -d) */
+	st = system("set -e; d=$(mktemp -d); chmod 755 $d; trap 'rm -rf $d' EXIT; "
+		    "cp " CODECTL_RUN " " E2E_PROG " $d/; "
+		    "cp $(dirname " CODECTL_RUN ")/libcodectl-audit.so $d/; "
+		    "setpriv --reuid=65534 --regid=65534 --clear-groups $d/codectl-run "
+		    "-q --require-ptrace -- $d/e2e-prog forks 3");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 }
 
