@@ -76,8 +76,12 @@ LOADER_PROGS := $(LOADER_PROG) $(LOADER_DIR)/loader-prog-nopie $(LOADER_DIR)/sta
 LOADER_TEST_SRC := tests/loader/test_loader.c tests/loader/readelf_expect.c tests/e2e/run_helper.c
 LOADER_BIN := $(O)/tests/loader-tests
 
-# The shipped demo program (make demo).
-DEMO := $(O)/tests/demo
+# The differential corpus and the sampling demo (make demo): their own fragments.
+include tests/corpus/corpus.mk
+include tests/demo/demo.mk
+
+# The ABI demo: a program that calls codectl(2) itself (make abi-demo).
+ABI_DEMO := $(O)/tests/abi-demo
 
 # End-to-end tests: codectl-run driving a test program.
 E2E_PROG := $(O)/tests/e2e-prog
@@ -91,7 +95,7 @@ FUZZ_NAMES := fuzz_sframe fuzz_codectl
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 25
 
-BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup
+BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample
 # bench/startup: a program linked against 20 libraries with .sframe.
 STARTUP_DIR := $(O)/bench/startup.d
 STARTUP_NUMS := 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20
@@ -102,12 +106,14 @@ VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 
 UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
 UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
+UNWIND_PTRACE_CFLAGS := $(shell pkg-config --cflags libunwind-ptrace 2>/dev/null)
+UNWIND_PTRACE_LIBS := $(shell pkg-config --libs libunwind-ptrace libunwind-generic 2>/dev/null)
 
 .PHONY: all deps check test test-unit test-diff test-live fuzz fuzz-smoke bench demo \
-	install clean
+	install clean abi-demo
 .DELETE_ON_ERROR:
 
-all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(DEMO) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) $(SAMPLING_DEMO) $(CORPUS_BINS) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 # Install what is missing when root; otherwise name it and stop.
 deps: $(DEPS_STAMP)
@@ -136,8 +142,9 @@ $(LIBEMU): $(EMU_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+$(O)/obj/supervisor/%.o: CPPFLAGS += $(UNWIND_PTRACE_CFLAGS)
 $(CODECTL_RUN): $(SUPERVISOR_OBJ) $(LIBEMU)
-	$(CC) $(LDFLAGS) $^ -o $@ -lseccomp
+	$(CC) $(LDFLAGS) $^ -o $@ -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson
 
 $(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) include/codectl.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -189,7 +196,7 @@ $(LOADER_BIN): $(LOADER_TEST_SRC) | $(DEPS_STAMP)
 		-DOTHER_AUDIT_SO='"$(abspath $(LOADER_DIR))/other-audit.so"' \
 		$(CFLAGS) $^ -o $@ -lcriterion
 
-$(DEMO): tests/demo/demo.c | $(DEPS_STAMP)
+$(ABI_DEMO): tests/demo/abi_demo.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@
 
@@ -197,10 +204,18 @@ $(E2E_PROG): tests/e2e/e2e_prog.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
 
-$(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/run_helper.c | $(DEPS_STAMP)
+# A program that is hard to sample (garbage frame pointer, unmapped code, ...).
+SAMPLE_PROG := $(O)/tests/sample-prog
+$(SAMPLE_PROG): tests/e2e/sample_prog.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
+
+$(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/run_helper.c \
+		$(SAMPLE_PROG) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
-		-DE2E_PROG='"$(abspath $(E2E_PROG))"' $(CFLAGS) $^ -o $@ -lcriterion
+		-DE2E_PROG='"$(abspath $(E2E_PROG))"' -DSAMPLE_PROG='"$(abspath $(SAMPLE_PROG))"' \
+		$(CFLAGS) $(filter %.c,$^) -o $@ -lcriterion -ljansson
 
 $(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"'
 $(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(LIBEMU)
@@ -275,6 +290,14 @@ $(O)/bench/syscall: bench/syscall.c $(O)/obj/supervisor/notify.o tests/lib/sfram
 	$(CC) $(CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' $(CFLAGS) \
 		$(filter %.c %.o,$^) -o $@ -lseccomp
 
+# bench/sample: links the supervisor's sample reader and libunwind cross-check.
+$(O)/bench/sample: bench/sample.c $(O)/obj/supervisor/sample_mem.o \
+		$(O)/obj/supervisor/ref_unwind.o $(SUPERVISOR_LIB_OBJ) $(LIBEMU) $(CODECTL_RUN)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(UNWIND_PTRACE_CFLAGS) -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		$(CFLAGS) -Wa,--gsframe $(filter-out $(CODECTL_RUN),$^) -o $@ \
+		$(UNWIND_PTRACE_LIBS) -ljansson
+
 $(STARTUP_DIR)/libstart%.so: bench/startup/startup_lib.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -DLIB=$* -fPIC -shared -Wa,--gsframe $< -o $@
@@ -293,9 +316,13 @@ bench: $(BENCH_BINS)
 	$(O)/bench/unwind
 	$(O)/bench/syscall
 	$(O)/bench/startup
+	$(O)/bench/sample
 
 demo: all
-	$(CODECTL_RUN) --trace -- $(DEMO)
+	$(CODECTL_RUN) -- $(SAMPLING_DEMO)
+
+abi-demo: all
+	$(CODECTL_RUN) --trace -- $(ABI_DEMO)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/include/codectl-emu/emu \
@@ -314,3 +341,4 @@ clean:
 	rm -rf $(B)
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+

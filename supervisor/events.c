@@ -130,6 +130,23 @@ out:
 	resume(tid, 0);
 }
 
+/*
+ * A non-leader thread exec'd: it carries on as @th (the TGID) and the old
+ * leader is gone. Its sampling state (its perf event) is the one to keep.
+ */
+static void exec_took_over(struct supervisor *s, struct thread *th, pid_t former)
+{
+	struct thread *execing = tracees_thread(&s->tree, former);
+	struct thread_sampling smp;
+
+	if (execing) {
+		smp = th->smp;
+		th->smp = execing->smp;
+		execing->smp = smp;	/* the dead leader's, closed with it */
+	}
+	tracees_remove_thread(&s->tree, former);
+}
+
 /* PTRACE_EVENT_EXEC: @tid is now the TGID; the old TID is in the event message. */
 static void on_exec(struct supervisor *s, pid_t tid)
 {
@@ -140,8 +157,9 @@ static void on_exec(struct supervisor *s, pid_t tid)
 
 	if (!p)
 		goto out;
+	sampler_flush(s);	/* samples taken before the exec need the old registry */
 	if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) && (pid_t)former != tid)
-		tracees_remove_thread(&s->tree, (pid_t)former);
+		exec_took_over(s, th, (pid_t)former);
 	dropped = proc_exec(&s->tree, p);
 	if (dropped < 0) {
 		sv_log(s, "pid %d: out of memory at exec", (int)tid);
@@ -149,6 +167,7 @@ static void on_exec(struct supervisor *s, pid_t tid)
 	}
 	p->stats.cleared_at_exec += (unsigned long)dropped;
 	sv_read_exe(p);
+	sampler_thread_exec(s, th);
 	sv_refresh_maps(s, p, tid);
 	if (s->opts.exec_registration)
 		sv_exec_register(s, p, tid);
@@ -179,6 +198,7 @@ static void on_event_stop(struct supervisor *s, pid_t tid, int sig)
 	if (th && !th->attached) {
 		th->attached = true;
 		place_task(s, th, 0, 0);
+		sampler_thread_started(s, th);
 		resume(tid, 0);
 		return;
 	}
@@ -214,7 +234,10 @@ static void on_stopped(struct supervisor *s, pid_t tid, int status)
 		on_event_stop(s, tid, sig);
 		break;
 	default:
-		resume(tid, sig);	/* a signal for the program: pass it on unchanged */
+		if (sig == SIGPROF && s->sampler && !event)
+			sampler_on_sigprof(s, tid);
+		else
+			resume(tid, sig);	/* a signal for the program: pass it on unchanged */
 	}
 }
 

@@ -19,6 +19,7 @@
 #include "calls.h"
 #include "events.h"
 #include "launch.h"
+#include "sample_report.h"
 #include "summary.h"
 #include "supervisor.h"
 
@@ -152,7 +153,8 @@ static void event_loop(struct supervisor *s)
 	int n;
 
 	while (!finished(s)) {
-		n = epoll_wait(s->epoll_fd, ev, 16, -1);
+		/* captured samples are unwound one per turn, once no event waits */
+		n = epoll_wait(s->epoll_fd, ev, 16, sampler_pending(s) ? 0 : s->sampler ? 2000 : -1);
 		if (n < 0 && errno != EINTR) {
 			sv_log(s, "epoll_wait: %s", strerror(errno));
 			return;
@@ -164,7 +166,11 @@ static void event_loop(struct supervisor *s)
 				on_exec_error(s);
 			else if (ev[i].data.fd == s->notifier.fd)
 				on_listener(s, ev[i].events);
+			else if (s->sampler && ev[i].data.fd == s->sampler->trig.timer_fd)
+				sampler_on_timer(s);
 		}
+		sampler_walk_one(s);
+		sampler_progress(s);
 	}
 }
 
@@ -173,6 +179,20 @@ static void event_loop(struct supervisor *s)
  * (we are not dumpable: no core), so a shell or a parent sees what it would
  * have seen without codectl-run; 128+N if that fails.
  */
+/* The report, the files, and --check's verdict (exit status 3). */
+static void finish_sampling(struct supervisor *s)
+{
+	int status = WIFEXITED(s->child_status) ? WEXITSTATUS(s->child_status) :
+		     128 + WTERMSIG(s->child_status);
+
+	if (!s->sampler)
+		return;
+	sample_report_add_sources(s);
+	sample_report_print(s);
+	sample_report_write_files(s, status);
+	s->check_failed = s->opts.check && s->sampler->stats.check_failures;
+}
+
 static int exit_status(const struct supervisor *s)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
@@ -181,6 +201,8 @@ static int exit_status(const struct supervisor *s)
 
 	if (s->start_failed)
 		return 1;
+	if (s->check_failed)
+		return 3;
 	if (WIFEXITED(s->child_status))
 		return WEXITSTATUS(s->child_status);
 	if (!WIFSIGNALED(s->child_status))
@@ -272,6 +294,7 @@ static int track_child(struct supervisor *s)
 		return -ENOMEM;
 	th->attached = true;
 	proc_set_thread(p, th);
+	sampler_thread_started(s, th);
 	p->start_time = sv_start_time(s->child);
 	snprintf(p->exe, sizeof(p->exe), "%s", s->opts.argv[0]);
 	return 0;
@@ -279,6 +302,8 @@ static int track_child(struct supervisor *s)
 
 static int setup(struct supervisor *s, sigset_t *orig)
 {
+	int err;
+
 	s->policy = emu_policy_default();
 	s->policy.profile = s->opts.strict ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
 	s->policy.max_sframe_size = s->opts.max_sframe_size;
@@ -293,8 +318,28 @@ static int setup(struct supervisor *s, sigset_t *orig)
 		sv_log(s, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
-	if (start(s, orig) || track_child(s))
+	err = sampler_new(s);
+	if (err) {
+		sv_log(s, "cannot set up sampling: %s", strerror(-err));
 		return -1;
+	}
+	if (start(s, orig))
+		return -1;
+	if (s->sampler && !s->traced) {
+		/* an untraced program would die of our SIGPROF */
+		sv_note(s, "sampling needs ptrace: no samples");
+		sampler_free(s->sampler);
+		s->sampler = NULL;
+	}
+	if (track_child(s))
+		return -1;
+	if (s->sampler && s->sampler->trig.kind == TRIGGER_TIMER && !s->opts.wall_clock)
+		sv_note(s, "perf events unavailable (%s): sampling every thread on the "
+			   "supervisor's wall-clock timer instead", strerror(s->sampler->trig.fallback_errno));
+	if (s->sampler && s->sampler->trig.timer_fd >= 0 && watch(s, s->sampler->trig.timer_fd)) {
+		sv_log(s, "cannot watch the sampling timer: %s", strerror(errno));
+		return -1;
+	}
 	/*
 	 * The program cannot ptrace or read us. Only now: a child forked while
 	 * we are not dumpable stays so until it execs, and could not be seized.
@@ -314,6 +359,7 @@ static void teardown(struct supervisor *s)
 		close(s->notifier.fd);
 	notifier_free(&s->notifier);
 	tracees_free(&s->tree);
+	sampler_free(s->sampler);
 	if (s->log != stderr)
 		fclose(s->log);
 }
@@ -331,8 +377,11 @@ int main(int argc, char **argv)
 	if (!setup(&s, &orig)) {
 		event_loop(&s);
 		drain_exec_error(&s);
+		sampler_flush(&s);
 		if (!s.opts.quiet && !s.start_failed)
 			sv_print_summary(&s);
+		if (!s.start_failed)
+			finish_sampling(&s);
 		status = exit_status(&s);
 	} else if (s.child > 0 && !s.child_reaped) {
 		kill(s.child, SIGKILL);

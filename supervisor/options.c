@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/codectl.h>
 #include <seccomp.h>
 
@@ -25,6 +26,15 @@ enum {
 	OPT_NO_LOADER_MODULE,
 	OPT_REGISTRY_DUMP,
 	OPT_VERSION,
+	OPT_FREQ,
+	OPT_CLOCK,
+	OPT_STACK_SIZE,
+	OPT_MAX_FRAMES,
+	OPT_NO_CROSSCHECK,
+	OPT_JSON,
+	OPT_JSON_ALL,
+	OPT_FOLDED,
+	OPT_CHECK,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +49,15 @@ static const struct option long_opts[] = {
 	{ "require-ptrace", no_argument, NULL, OPT_REQUIRE_PTRACE },
 	{ "no-loader-module", no_argument, NULL, OPT_NO_LOADER_MODULE },
 	{ "registry-dump", no_argument, NULL, OPT_REGISTRY_DUMP },
+	{ "freq", required_argument, NULL, OPT_FREQ },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ "no-crosscheck", no_argument, NULL, OPT_NO_CROSSCHECK },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "json-all", required_argument, NULL, OPT_JSON_ALL },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -72,15 +91,32 @@ static void usage(FILE *f)
 		"                          dynamically linked programs (for a glibc that calls\n"
 		"                          codectl itself)\n"
 		"      --registry-dump     print each process's registrations when it exits\n"
+		"\n"
+		"Sampling (see codectl-run(1), \"SAMPLING\"):\n"
+		"  -F, --freq HZ           samples per second of each thread's CPU time (default\n"
+		"                          %u; 0 turns sampling off)\n"
+		"      --clock cpu|wall    cpu: SIGPROF in proportion to the CPU time a thread\n"
+		"                          uses (per-thread perf events); wall: every thread on\n"
+		"                          the supervisor's timer, blocked ones too\n"
+		"      --stack-size BYTES  stack copied per sample from SP up (default %u)\n"
+		"      --max-frames N      frames per stack at most (default %u)\n"
+		"      --no-crosscheck     do not unwind samples with libunwind too\n"
+		"      --json FILE         machine-readable report\n"
+		"      --json-all FILE     the same, with every sample's stack\n"
+		"      --folded FILE       folded stacks (outer;...;inner count) for flame graphs\n"
+		"      --check             exit with status 3 when an SFrame-covered stack\n"
+		"                          disagrees with libunwind and elfutils does not side\n"
+		"                          with codectl-run\n"
 		"  -q, --quiet             no exit summary and no notes\n"
 		"  -h, --help              this help\n"
 		"      --version           version\n"
 		"\n"
 		"codectl-run exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
-		"127 if PROGRAM was not found, 126 if it could not be executed.\n"
-		"See codectl-run(1) and codectl(2).\n",
+		"127 if PROGRAM was not found, 126 if it could not be executed, 3 with --check\n"
+		"when a check failed. See codectl-run(1) and codectl(2).\n",
 		CODECTL_NR_DEFAULT, EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE,
-		EMU_DEFAULT_MAX_SFRAME_TOTAL);
+		EMU_DEFAULT_MAX_SFRAME_TOTAL, OPTS_DEFAULT_FREQ, OPTS_DEFAULT_STACK_BYTES,
+		OPTS_DEFAULT_MAX_FRAMES);
 }
 
 /* A positive decimal number up to @max; -1 on anything else. */
@@ -117,6 +153,8 @@ static int check_nr(long nr)
 	free(name);
 	return OPTS_EXIT_USAGE;
 }
+
+static int parse_sampling(int c, struct run_opts *o);
 
 static int parse_one(int c, struct run_opts *o)
 {
@@ -166,6 +204,63 @@ static int parse_one(int c, struct run_opts *o)
 	case 'q':
 		o->quiet = true;
 		break;
+	default:
+		return parse_sampling(c, o);
+	}
+	return err;
+}
+
+static int parse_clock(const char *arg, struct run_opts *o)
+{
+	if (!strcmp(arg, "cpu") || !strcmp(arg, "wall")) {
+		o->wall_clock = arg[0] == 'w';
+		return 0;
+	}
+	fprintf(stderr, "codectl-run: invalid --clock '%s' (cpu or wall)\n", arg);
+	return OPTS_EXIT_USAGE;
+}
+
+static int parse_sampling(int c, struct run_opts *o)
+{
+	long long v = 0;
+	int err = 0;
+
+	switch (c) {
+	case 'F':
+	case OPT_FREQ:
+		err = set_number("--freq", optarg, 100000, &v);
+		o->freq = (unsigned int)v;
+		break;
+	case OPT_CLOCK:
+		err = parse_clock(optarg, o);
+		break;
+	case OPT_STACK_SIZE:
+		err = set_number("--stack-size", optarg, 64 << 20, &v);
+		o->stack_bytes = (size_t)v;
+		break;
+	case OPT_MAX_FRAMES:
+		err = set_number("--max-frames", optarg, 65536, &v);
+		if (!err && v == 0) {
+			fprintf(stderr, "codectl-run: --max-frames must be at least 1\n");
+			err = OPTS_EXIT_USAGE;
+		}
+		o->max_frames = (unsigned int)v;
+		break;
+	case OPT_NO_CROSSCHECK:
+		o->crosscheck = false;
+		break;
+	case OPT_JSON_ALL:
+		o->json_all = true;
+		/* fall through */
+	case OPT_JSON:
+		o->json_path = optarg;
+		break;
+	case OPT_FOLDED:
+		o->folded_path = optarg;
+		break;
+	case OPT_CHECK:
+		o->check = true;
+		break;
 	case 'h':
 		usage(stdout);
 		return OPTS_EXIT_OK;
@@ -190,9 +285,13 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
 		.exec_registration = true,
 		.loader_module = true,
+		.freq = OPTS_DEFAULT_FREQ,
+		.stack_bytes = OPTS_DEFAULT_STACK_BYTES,
+		.max_frames = OPTS_DEFAULT_MAX_FRAMES,
+		.crosscheck = true,
 	};
 	/* "+": stop at the first non-option, so PROGRAM's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+o:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:qhF:", long_opts, NULL)) != -1) {
 		err = parse_one(c, o);
 		if (err)
 			return err;

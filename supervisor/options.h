@@ -21,6 +21,14 @@
  * @require_ptrace: refuse to run without process-tree tracking
  * @loader_module: load libcodectl-audit.so into dynamically linked programs
  * @registry_dump: print each process's registrations when it exits
+ * @freq: samples per second and thread (--freq; 0: no sampling)
+ * @wall_clock: --clock wall: every thread on the supervisor's wall-clock timer
+ * @stack_bytes: bytes of stack copied per sample, from SP up (--stack-size)
+ * @max_frames: frames per walk at most (--max-frames)
+ * @crosscheck: unwind every sample with libunwind too (--no-crosscheck: off)
+ * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
+ * @folded_path: --folded FILE
+ * @check: exit status 3 when a covered prefix disagrees (see sample_classify.h)
  * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
  */
 struct run_opts {
@@ -36,8 +44,21 @@ struct run_opts {
 	bool require_ptrace;
 	bool loader_module;
 	bool registry_dump;
+	unsigned int freq;
+	bool wall_clock;
+	size_t stack_bytes;
+	unsigned int max_frames;
+	bool crosscheck;
+	const char *json_path;
+	bool json_all;
+	const char *folded_path;
+	bool check;
 	char **argv;
 };
+
+#define OPTS_DEFAULT_FREQ		999
+#define OPTS_DEFAULT_STACK_BYTES	(64u << 10)
+#define OPTS_DEFAULT_MAX_FRAMES		128u
 
 /* opts_parse() results besides 0 (run the program) */
 #define OPTS_EXIT_OK	1	/* --help or --version was printed: exit 0 */

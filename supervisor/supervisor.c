@@ -9,6 +9,7 @@
 
 #include "proc_maps.h"
 #include "registry_dump.h"
+#include "proc_unwinders.h"
 #include "supervisor.h"
 
 static void vlog(struct supervisor *s, const char *fmt, va_list ap)
@@ -157,9 +158,25 @@ uint64_t sv_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* FNV-1a over the mappings: tells whether a re-read found anything new. */
+static uint64_t maps_digest(const struct emu_mappings *m)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t v[4] = { m->vma[i].start, m->vma[i].end, m->vma[i].prot,
+				  m->vma[i].ident };
+
+		for (size_t k = 0; k < 4; k++)
+			h = (h ^ v[k]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
 int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid)
 {
 	void *args[2] = { s, p };
+	uint64_t before = maps_digest(&p->as->maps);
 	int err = proc_maps_read(tid, &p->as->maps);
 
 	p->as->maps_valid = !err;
@@ -167,6 +184,8 @@ int sv_refresh_maps(struct supervisor *s, struct proc *p, pid_t tid)
 	if (err)
 		return err;
 	emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, args);
+	if (maps_digest(&p->as->maps) != before)
+		proc_unwinders_mappings_changed(p->unwinders);
 	return 0;
 }
 
@@ -196,6 +215,7 @@ void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct 
 
 void sv_proc_exited(struct supervisor *s, struct proc *p)
 {
+	sampler_flush(s);	/* its samples need its registry, which goes now */
 	if (s->opts.registry_dump && p->as && p->as->refs == 1)
 		sv_dump_registry(s, p);
 	p->stats.left_at_exit += proc_exit(p);

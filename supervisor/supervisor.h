@@ -11,6 +11,7 @@
 #include "emu/codectl_call.h"
 #include "notify.h"
 #include "options.h"
+#include "sampler.h"
 #include "tracees.h"
 
 /**
@@ -37,6 +38,8 @@ struct supervisor {
 	bool start_failed;
 	bool listener_hup;
 	struct tracees tree;
+	struct sampler *sampler;
+	bool check_failed;
 };
 
 /** sv_log() - a line on the log, "codectl-run: " first. */

@@ -4,7 +4,9 @@
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "proc_unwinders.h"
 #include "tracees.h"
 
 static int cmp_tid(const void *a, const void *b)
@@ -37,6 +39,7 @@ struct thread *tracees_add_thread(struct tracees *t, pid_t tid)
 	if (!th)
 		return NULL;
 	th->tid = tid;
+	th->smp.perf_fd = -1;
 	slot = tsearch(th, &t->threads, cmp_tid);
 	if (!slot) {
 		free(th);
@@ -56,6 +59,8 @@ struct proc *tracees_remove_thread(struct tracees *t, pid_t tid)
 	tdelete(th, &t->threads, cmp_tid);
 	t->live_threads--;
 	p = th->proc;
+	if (th->smp.perf_fd >= 0)
+		close(th->smp.perf_fd);
 	free(th);
 	if (!p || --p->nthreads)
 		return NULL;
@@ -204,7 +209,11 @@ void tracees_retire(struct tracees *t, struct proc *p)
 
 static void free_thread(void *node)
 {
-	free(node);
+	struct thread *th = node;
+
+	if (th->smp.perf_fd >= 0)
+		close(th->smp.perf_fd);
+	free(th);
 }
 
 void tracees_free(struct tracees *t)
@@ -215,6 +224,7 @@ void tracees_free(struct tracees *t)
 	for (p = t->procs; p; p = next) {
 		next = p->next;
 		addr_space_put(p->as);
+		proc_unwinders_free(p->unwinders);
 		free(p);
 	}
 	*t = (struct tracees){ 0 };

@@ -45,12 +45,16 @@ struct proc_stats {
 	unsigned long kernel_refusals[32];	/* per EMU_KR_* bit, accepted anyway */
 };
 
+struct proc_unwinders;
+
 /**
  * struct proc - one traced process
  * @tgid: its process id; @parent: the TGID that created it (0 for the first)
  * @as: its address space (a reference)
  * @nthreads: live threads; the process has exited when it drops to 0
  * @exe: the program it runs (/proc/PID/exe at the last exec), for reports
+ * @unwinders: libunwind and elfutils state for its samples (see
+ *	proc_unwinders.h), created at the first sample; NULL before
  * @next: all processes ever traced, newest first (kept for the summary)
  */
 struct proc {
@@ -62,7 +66,21 @@ struct proc {
 	bool exited;
 	char exe[256];
 	struct proc_stats stats;
+	struct proc_unwinders *unwinders;
 	struct proc *next;
+};
+
+/**
+ * struct thread_sampling - how a thread is sampled (see sample_trigger.h)
+ * @perf_fd: its CPU-clock perf event that sends it SIGPROF, or -1
+ * @perf_count: the event's count (ns of CPU time) at the last sample
+ * @sent_ns: when the supervisor last sent it SIGPROF (CLOCK_MONOTONIC), 0
+ *	when no signal of ours is pending
+ */
+struct thread_sampling {
+	int perf_fd;
+	uint64_t perf_count;
+	uint64_t sent_ns;
 };
 
 /**
@@ -75,6 +93,7 @@ struct thread {
 	struct proc *proc;
 	bool attached;
 	bool group_stopped;
+	struct thread_sampling smp;
 };
 
 /* Exited processes kept with their own summary row; later ones are added up. */

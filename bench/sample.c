@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench/sample: what sampling costs, measured side by side in one run.
+ *   1. On identical samples (a child of this program, stopped 200 times at
+ *      random points of a deep recursion, registers and 64 KiB of stack
+ *      copied): ns per sample of our unwind and of libunwind's remote unwind
+ *      (cache warm, as codectl-run uses it), and the ratio (target >= 20).
+ *   2. The freeze per sample (median, p99) as codectl-run reports it.
+ *   3. Wall time of a CPU-bound run of this program: alone, under
+ *      codectl-run --freq 1000 --no-crosscheck, and with the cross-check,
+ *      as ratios (median of 3 runs each).
+ * Usage: sample [--quick]     (sample --work N: the CPU-bound target itself)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu/emu.h"
+#include "supervisor/proc_maps.h"
+#include "supervisor/ref_unwind.h"
+#include "supervisor/remote_mem.h"
+#include "supervisor/sample_mem.h"
+
+#define NSAMPLES 200
+#define MAX_FRAMES 128
+#define STACK_BYTES (64u << 10)
+#define PT_GNU_SFRAME 0x6474e554
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The target: recursion 60 deep through three shapes of frame, then a spin. */
+static unsigned long recurse(unsigned long n, unsigned long spin);
+
+__attribute__((noinline, noclone)) static unsigned long leaf(unsigned long spin)
+{
+	volatile unsigned long x = 0;
+
+	for (unsigned long i = 0; i < spin; i++)
+		x += i ^ (x >> 3);
+	return x;
+}
+
+__attribute__((noinline, noclone)) static unsigned long with_alloca(unsigned long n,
+								     unsigned long spin)
+{
+	volatile char *p = __builtin_alloca(n * 8 + 16);
+
+	p[0] = (char)n;
+	return recurse(n - 1, spin) + (unsigned long)p[0];
+}
+
+__attribute__((noinline, noclone)) static unsigned long with_locals(unsigned long n,
+								     unsigned long spin)
+{
+	volatile unsigned long v[16];
+
+	v[n % 16] = n;
+	return recurse(n - 1, spin) + v[n % 16];
+}
+
+__attribute__((noinline, noclone)) static unsigned long recurse(unsigned long n,
+								 unsigned long spin)
+{
+	unsigned long r;
+
+	if (!n)
+		return leaf(spin);
+	r = n % 3 ? with_locals(n, spin) : with_alloca(n, spin);
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
+static unsigned long work(unsigned long rounds)
+{
+	unsigned long sum = 0;
+
+	for (unsigned long i = 0; i < rounds; i++)
+		sum += recurse(20 + i % 40, 20000);
+	return sum;
+}
+
+struct captured {
+	struct sample smp;
+	uint8_t stack[STACK_BYTES + SAMPLE_RED_ZONE];
+};
+
+struct bench {
+	pid_t child;
+	struct captured *samples;
+	struct emu_registry *registry;
+	struct remote_mem self;
+	struct emu_accessor self_mem;
+	unsigned int reps;
+};
+
+static int find_exe(struct dl_phdr_info *i, size_t size, void *data)
+{
+	struct code_sframe_info *info = data;
+
+	(void)size;
+	for (int k = 0; k < i->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
+
+		if (ph->p_type == PT_GNU_SFRAME) {
+			info->sframe_start = i->dlpi_addr + ph->p_vaddr;
+			info->sframe_end = info->sframe_start + ph->p_memsz;
+		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			info->text_start = i->dlpi_addr + ph->p_vaddr;
+			info->text_end = info->text_start + ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+/* The child is a fork: our own .sframe, at our own addresses, describes it. */
+static int register_exe(struct bench *b)
+{
+	struct code_sframe_info exe = { 0 };
+	struct emu_mappings maps = { 0 };
+	struct emu_space sp = { .registry = b->registry, .mem = &b->self_mem, .maps = &maps };
+	struct emu_policy p = emu_policy_default();
+	struct emu_call_result res;
+	int err;
+
+	dl_iterate_phdr(find_exe, &exe);
+	if (!exe.sframe_start || proc_maps_read(getpid(), &maps))
+		return -1;
+	err = emu_register_exec_sframe(&p, &sp, &exe, &res);
+	emu_mappings_free(&maps);
+	return err;
+}
+
+static void capture_one(struct bench *b, struct captured *c)
+{
+	struct sample *s = &c->smp;
+	struct iovec local, remote;
+	ssize_t n;
+
+	s->tid = s->tgid = b->child;
+	s->stack = c->stack;
+	ptrace(PTRACE_GETREGS, b->child, 0, &s->regs);
+	s->stack_start = s->regs.rsp - SAMPLE_RED_ZONE;
+	local = (struct iovec){ .iov_base = c->stack, .iov_len = sizeof(c->stack) };
+	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)s->stack_start,
+				 .iov_len = sizeof(c->stack) };
+	n = process_vm_readv(b->child, &local, 1, &remote, 1, 0);
+	s->stack_len = n > 0 ? (size_t)n : 0;
+}
+
+/* Stop the child NSAMPLES times at pseudo-random moments and copy it. */
+static int capture_all(struct bench *b)
+{
+	int status;
+
+	b->child = fork();
+	if (b->child == 0) {
+		for (;;)
+			work(1000000);
+	}
+	if (b->child < 0 || ptrace(PTRACE_SEIZE, b->child, 0, 0))
+		return -1;
+	for (int i = 0; i < NSAMPLES; i++) {
+		usleep(200 + (unsigned int)(i * 7919) % 900);
+		ptrace(PTRACE_INTERRUPT, b->child, 0, 0);
+		if (waitpid(b->child, &status, __WALL) != b->child || !WIFSTOPPED(status))
+			return -1;
+		capture_one(b, &b->samples[i]);
+		ptrace(PTRACE_CONT, b->child, 0, 0);
+	}
+	ptrace(PTRACE_INTERRUPT, b->child, 0, 0);	/* stays stopped while we unwind */
+	waitpid(b->child, &status, __WALL);
+	return 0;
+}
+
+static double time_ours(struct bench *b, unsigned long *frames)
+{
+	struct emu_unwind_opts o = { .arch = EMU_ARCH_X86_64, .max_frames = MAX_FRAMES };
+	static struct sample_mem mem;
+	struct emu_frame f[MAX_FRAMES];
+	struct emu_unwind_result res;
+	double t0 = now_ns();
+
+	*frames = 0;
+	for (unsigned int rep = 0; rep < b->reps; rep++) {
+		for (int i = 0; i < NSAMPLES; i++) {
+			const struct sample *s = &b->samples[i].smp;
+			struct emu_regs r = { .ip = s->regs.rip, .sp = s->regs.rsp,
+					      .fp = s->regs.rbp };
+			struct emu_accessor acc;
+
+			sample_mem_init(&mem, s);
+			acc = sample_mem_accessor(&mem);
+			emu_unwind(b->registry, &acc, &r, &o, f, &res);
+			*frames += res.nframes;
+		}
+	}
+	return (now_ns() - t0) / ((double)b->reps * NSAMPLES);
+}
+
+static double time_libunwind(struct bench *b, struct ref_unwinder *ref, unsigned int reps,
+			     unsigned long *frames)
+{
+	static struct sample_mem mem;
+	uint64_t ips[MAX_FRAMES];
+	unsigned int n;
+	double t0 = now_ns();
+
+	*frames = 0;
+	for (unsigned int rep = 0; rep < reps; rep++) {
+		for (int i = 0; i < NSAMPLES; i++) {
+			sample_mem_init(&mem, &b->samples[i].smp);
+			ref_unwind(ref, &mem, &b->samples[i].smp, ips, MAX_FRAMES, &n);
+			*frames += n;
+		}
+	}
+	return (now_ns() - t0) / ((double)reps * NSAMPLES);
+}
+
+static int part_identical(struct bench *b)
+{
+	struct ref_unwinder ref;
+	unsigned long fo, fl;
+	double ours, lu;
+
+	if (capture_all(b) || register_exe(b) || ref_unwinder_init(&ref, b->child)) {
+		fprintf(stderr, "bench/sample: cannot capture samples: %s\n", strerror(errno));
+		return -1;
+	}
+	time_libunwind(b, &ref, 1, &fl);	/* warm libunwind's cache */
+	lu = time_libunwind(b, &ref, b->reps / 10 + 1, &fl);
+	ours = time_ours(b, &fo);
+	printf("1. identical samples (%d stops of a 20-60 deep recursion, %.1f frames each):\n",
+	       NSAMPLES, (double)fo / ((double)b->reps * NSAMPLES));
+	printf("   our unwind        %10.0f ns/sample\n", ours);
+	printf("   libunwind remote  %10.0f ns/sample (%.1f frames each, cache warm)\n", lu,
+	       (double)fl / ((double)(b->reps / 10 + 1) * NSAMPLES));
+	printf("   ratio libunwind/ours %.1f (target >= 20)\n", lu / ours);
+	ref_unwinder_free(&ref);
+	kill(b->child, SIGKILL);
+	waitpid(b->child, NULL, __WALL);
+	return 0;
+}
+
+/* Wall seconds of one run of @argv; *json gets codectl-run's report when @json_path. */
+static double run_timed(char *const argv[], const char *json_path, json_t **json)
+{
+	double t0 = now_ns();
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	t0 = (now_ns() - t0) / 1e9;
+	if (json_path && json) {
+		json_decref(*json);
+		*json = json_load_file(json_path, 0, NULL);
+	}
+	return t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median3(char *const argv[], const char *json_path, json_t **json)
+{
+	double t[3];
+
+	for (int i = 0; i < 3; i++)
+		if ((t[i] = run_timed(argv, json_path, json)) < 0)
+			return -1;
+	qsort(t, 3, sizeof(t[0]), cmp_double);
+	return t[1];
+}
+
+static int part_runs(const char *self, const char *rounds)
+{
+	char json_path[] = "/tmp/bench-sample-XXXXXX";
+	int fd = mkstemp(json_path);
+	json_t *json = NULL, *cost;
+	char *alone[] = { (char *)self, "--work", (char *)rounds, NULL };
+	char *off[] = { CODECTL_RUN, "-q", "--freq", "1000", "--no-crosscheck", "--json",
+			json_path, "--", (char *)self, "--work", (char *)rounds, NULL };
+	char *on[] = { CODECTL_RUN, "-q", "--freq", "1000", "--json", json_path, "--",
+		       (char *)self, "--work", (char *)rounds, NULL };
+	double a, n, c;
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	a = median3(alone, NULL, NULL);
+	n = median3(off, json_path, &json);
+	c = median3(on, json_path, &json);
+	cost = json_object_get(json, "cost");
+	unlink(json_path);
+	if (a <= 0 || n <= 0 || c <= 0 || !cost) {
+		fprintf(stderr, "bench/sample: a timed run failed\n");
+		return -1;
+	}
+	printf("2. freeze per sample (codectl-run, 1 kHz, cross-check on): median %.1f us, "
+	       "p99 %.1f us, max %.1f us; %lld samples\n",
+	       json_real_value(json_object_get(cost, "freeze_median_us")),
+	       json_real_value(json_object_get(cost, "freeze_p99_us")),
+	       json_real_value(json_object_get(cost, "freeze_max_us")),
+	       json_integer_value(json_object_get(json_object_get(json, "samples"), "total")));
+	printf("3. wall time of a CPU-bound run (median of 3): alone %.3f s, sampled at 1 kHz "
+	       "without cross-check %.3f s (%.2fx), with cross-check %.3f s (%.2fx)\n",
+	       a, n, n / a, c, c / a);
+	json_decref(json);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = { .reps = 200 };
+	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+	char self[4096];
+	ssize_t len;
+
+	if (argc > 2 && !strcmp(argv[1], "--work")) {
+		printf("%lu\n", work(strtoul(argv[2], NULL, 0)));
+		return 0;
+	}
+	b.reps = quick ? 20 : 200;
+	b.samples = calloc(NSAMPLES, sizeof(*b.samples));
+	b.registry = emu_registry_new(EMU_REGISTRY_DEFAULT_LIMIT);
+	b.self.pid = getpid();
+	b.self_mem = remote_mem_accessor(&b.self);
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (!b.samples || !b.registry || len <= 0)
+		return 1;
+	self[len] = '\0';
+	if (part_identical(&b))
+		return 1;
+	if (part_runs(self, quick ? "3000" : "15000"))
+		return 1;
+	emu_registry_free(b.registry);
+	free(b.samples);
+	return 0;
+}

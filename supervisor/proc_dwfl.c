@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libdwfl per traced process: modules, symbols, and elfutils' unwinder over samples. */
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc_dwfl.h"
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct sym_entry {
+	uint64_t key;	/* address << 1 | caller */
+	char *text;
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sym_entry *)a)->key, y = ((const struct sym_entry *)b)->key;
+
+	return (x > y) - (x < y);
+}
+
+static void free_sym(void *node)
+{
+	struct sym_entry *e = node;
+
+	free(e->text);
+	free(e);
+}
+
+void proc_dwfl_init(struct proc_dwfl *d, pid_t pid)
+{
+	*d = (struct proc_dwfl){ .pid = pid };
+}
+
+void proc_dwfl_free(struct proc_dwfl *d)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	tdestroy(d->syms, free_sym);
+	*d = (struct proc_dwfl){ 0 };
+}
+
+void proc_dwfl_new_sample(struct proc_dwfl *d)
+{
+	d->fresh = false;
+}
+
+void proc_dwfl_invalidate(struct proc_dwfl *d)
+{
+	d->reported = false;
+	tdestroy(d->syms, free_sym);
+	d->syms = NULL;
+}
+
+/* The Dwfl with the process's current modules; NULL when it cannot be read. */
+static Dwfl *modules(struct proc_dwfl *d);
+
+/*
+ * The module holding @ip; an address no module holds makes the modules be
+ * read again once (a library mapped since they were read).
+ */
+static Dwfl_Module *module_of(struct proc_dwfl *d, uint64_t ip)
+{
+	Dwfl *dwfl = modules(d);
+	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, ip) : NULL;
+
+	if (mod || !dwfl || d->fresh)
+		return mod;
+	d->reported = false;
+	dwfl = modules(d);
+	return dwfl ? dwfl_addrmodule(dwfl, ip) : NULL;
+}
+
+/* "[vdso: 1234]" (as libdwfl names it) is "[vdso]" in reports. */
+static const char *module_name(Dwfl_Module *mod)
+{
+	const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	const char *slash;
+
+	if (!name)
+		return NULL;
+	if (!strncmp(name, "[vdso", 5))
+		return "[vdso]";
+	slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
+}
+
+static Dwfl *modules(struct proc_dwfl *d)
+{
+	if (!d->dwfl) {
+		d->dwfl = dwfl_begin(&proc_callbacks);
+		if (!d->dwfl)
+			return NULL;
+	}
+	if (!d->reported) {
+		dwfl_report_begin(d->dwfl);
+		if (dwfl_linux_proc_report(d->dwfl, d->pid) || dwfl_report_end(d->dwfl, NULL, NULL))
+			return NULL;
+		d->reported = true;
+		d->fresh = true;	/* until the next sample */
+	}
+	return d->dwfl;
+}
+
+const char *proc_dwfl_object(struct proc_dwfl *d, uint64_t ip)
+{
+	Dwfl_Module *mod = module_of(d, ip);
+
+	return mod ? module_name(mod) : NULL;
+}
+
+static char *describe(struct proc_dwfl *d, uint64_t ip, bool caller)
+{
+	uint64_t at = caller && ip ? ip - 1 : ip;
+	Dwfl_Module *mod = module_of(d, at);
+	const char *name = NULL;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	char *out = NULL;
+	Dwarf_Addr base = 0;
+
+	if (!mod) {
+		if (asprintf(&out, "0x%llx", (unsigned long long)ip) < 0)
+			return NULL;
+		return out;
+	}
+	name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
+	if (name)
+		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(off + ip - at)) < 0 ?
+		       NULL : out;
+	dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+	name = module_name(mod);
+	return asprintf(&out, "[%s+0x%llx]", name ? name : "?", (unsigned long long)(ip - base)) < 0 ?
+	       NULL : out;
+}
+
+const char *proc_dwfl_symbol(struct proc_dwfl *d, uint64_t ip, bool caller)
+{
+	struct sym_entry key = { .key = ip << 1 | caller }, *e, **slot;
+
+	slot = tfind(&key, &d->syms, cmp_sym);
+	if (slot)
+		return (*slot)->text;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return "?";
+	e->key = key.key;
+	e->text = describe(d, ip, caller);
+	if (!e->text || !tsearch(e, &d->syms, cmp_sym)) {
+		free_sym(e);
+		return "?";
+	}
+	return e->text;
+}
+
+int proc_dwfl_source(struct proc_dwfl *d, uint64_t ip, bool caller, char *buf, size_t size)
+{
+	uint64_t at = caller && ip ? ip - 1 : ip;
+	Dwfl_Module *mod = module_of(d, at);
+	Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, at) : NULL;
+	const char *file = NULL, *slash;
+	int lineno = 0;
+
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file)
+		return -ENOENT;
+	slash = strrchr(file, '/');
+	snprintf(buf, size, "%s:%d", slash ? slash + 1 : file, lineno);
+	return 0;
+}
+
+/* Thread callbacks: the one sampled thread, its captured registers and memory. */
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl, (void)arg, (void)thread_argp;
+	return 0;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct proc_dwfl *d = arg;
+
+	(void)dwfl;
+	if (!d->walk_smp || tid != d->walk_smp->tid)
+		return false;
+	*thread_argp = d;
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct proc_dwfl *d = arg;
+
+	(void)dwfl;
+	return d->walk_mem && !sample_mem_read(d->walk_mem, addr, result, sizeof(*result));
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct user_regs_struct *r = &((struct proc_dwfl *)arg)->walk_smp->regs;
+	/* DWARF numbers 0-16: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, return address */
+	Dwarf_Word regs[17] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
+	};
+
+	dwfl_thread_state_register_pc(thread, r->rip);
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+struct frames_out {
+	uint64_t *ips;
+	unsigned int max;
+	unsigned int n;
+};
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct frames_out *o = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return -1;
+	o->ips[o->n++] = pc;
+	return o->n < o->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int proc_dwfl_unwind(struct proc_dwfl *d, struct sample_mem *mem, const struct sample *smp,
+		     uint64_t *ips, unsigned int max, unsigned int *n)
+{
+	struct frames_out o = { .ips = ips, .max = max };
+	Dwfl *dwfl = modules(d);
+	int ret;
+
+	*n = 0;
+	if (!dwfl)
+		return -ENOENT;
+	if (!d->attached) {
+		if (!dwfl_attach_state(dwfl, NULL, d->pid, &thread_callbacks, d))
+			return -ENOENT;
+		d->attached = true;
+	}
+	d->walk_mem = mem;
+	d->walk_smp = smp;
+	ret = dwfl_getthread_frames(dwfl, smp->tid, on_frame, &o);
+	d->walk_mem = NULL;
+	d->walk_smp = NULL;
+	*n = o.n;
+	return ret == 0 || ret == DWARF_CB_ABORT ? 0 : -EIO;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One sample: a thread's registers and a copy of its stack, taken at its
+ * SIGPROF signal-delivery-stop while it is frozen, unwound after it runs on.
+ */
+#ifndef SUPERVISOR_SAMPLE_H
+#define SUPERVISOR_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/* Bytes below SP copied too: the x86-64 red zone. */
+#define SAMPLE_RED_ZONE 128
+
+/**
+ * struct sample - what the stop captured
+ * @tid, @tgid: the thread and its process
+ * @regs: its general registers (PTRACE_GETREGS)
+ * @stack_start: tracee address of @stack[0] (SP - SAMPLE_RED_ZONE)
+ * @stack, @stack_len: the copy, @stack_len bytes (owned by the sample queue)
+ * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
+ * @waited_ns: how long the signal waited to be taken (see trigger_waited_ns())
+ * @programs_own: the program's own SIGPROF (delivered to it unchanged)
+ */
+struct sample {
+	pid_t tid;
+	pid_t tgid;
+	struct user_regs_struct regs;
+	uint64_t stack_start;
+	uint8_t *stack;
+	size_t stack_len;
+	uint64_t freeze_ns;
+	uint64_t waited_ns;
+	bool programs_own;
+};
+
+#endif /* SUPERVISOR_SAMPLE_H */

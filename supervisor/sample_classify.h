@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Comparing one sample's walks: ours (emu/ unwinder) against libunwind's,
+ * and, when they disagree, elfutils' as the third opinion.
+ *
+ * A walk's covered prefix is frame 0 and every following frame reached by an
+ * SFrame or JIT step, up to (not including) the first frame reached any other
+ * way (frame-pointer fallback). The sample agrees when it has at least one
+ * SFrame/JIT step and its covered prefix equals libunwind's frames at the
+ * same depths.
+ */
+#ifndef SUPERVISOR_SAMPLE_CLASSIFY_H
+#define SUPERVISOR_SAMPLE_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu/unwind.h"
+
+enum sample_class {
+	SC_MATCH = 0,		/* the same frames */
+	SC_SFRAME_SHORTER,	/* equal over the covered prefix; ours ended or
+				 * went astray (FP fallback) after it */
+	SC_DIVERGED,		/* a frame of the covered prefix differs */
+	SC_LIBUNWIND_FAILED,	/* libunwind could not walk where we could */
+	SC_UNCHECKED,		/* no cross-check (--no-crosscheck, or no libunwind) */
+	SC_COUNT
+};
+
+/* elfutils' side in a disagreement (SIDE_NOT_ASKED when there was none). */
+enum elfutils_side {
+	SIDE_NOT_ASKED = 0,
+	SIDE_US,
+	SIDE_LIBUNWIND,
+	SIDE_NEITHER,
+};
+
+/**
+ * struct sample_verdict - what the comparison found
+ * @covered: frames in our covered prefix (>= 1)
+ * @has_step: the walk took at least one SFrame/JIT step (@covered >= 2)
+ * @agrees: see the file comment; false without a cross-check
+ * @first_difference: index of the first frame that differs (or the shorter
+ *	walk's length); meaningful unless @cls is SC_MATCH
+ */
+struct sample_verdict {
+	enum sample_class cls;
+	unsigned int covered;
+	bool has_step;
+	bool agrees;
+	unsigned int first_difference;
+	enum elfutils_side side;
+};
+
+/**
+ * sample_classify() - compare our @n frames with libunwind's @n_ref IPs
+ * @ref_err: libunwind's result (0: it reached the end; < 0: it failed at
+ *	frame @n_ref); @have_ref: libunwind ran at all
+ */
+void sample_classify(const struct emu_frame *ours, unsigned int n, const uint64_t *ref,
+		     unsigned int n_ref, int ref_err, bool have_ref, struct sample_verdict *v);
+
+/** sample_needs_third_opinion() - should elfutils be asked about @v's sample? */
+bool sample_needs_third_opinion(const struct sample_verdict *v);
+
+/**
+ * sample_side() - set @v->side from elfutils' @n_elf PCs: whose frame it has
+ * at the first difference (only up to the covered prefix matters)
+ */
+void sample_side(struct sample_verdict *v, const struct emu_frame *ours, unsigned int n,
+		 const uint64_t *ref, unsigned int n_ref, const uint64_t *elf, unsigned int n_elf);
+
+/** sample_check_failed() - does @v fail --check (disagreement not sided with us)? */
+bool sample_check_failed(const struct sample_verdict *v);
+
+/** sample_class_name() - "match", "sframe-shorter", "diverged", "libunwind-failed", "unchecked". */
+const char *sample_class_name(enum sample_class c);
+
+/** elfutils_side_name() - "", "codectl-run", "libunwind", "neither". */
+const char *elfutils_side_name(enum elfutils_side s);
+
+#endif /* SUPERVISOR_SAMPLE_CLASSIFY_H */

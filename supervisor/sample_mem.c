@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The stack copy, then the live process by page. */
+#include <string.h>
+#include <sys/uio.h>
+
+#include "sample_mem.h"
+
+void sample_mem_init(struct sample_mem *m, const struct sample *smp)
+{
+	m->smp = smp;
+	memset(m->page_ok, 0, sizeof(m->page_ok));
+	memset(m->page_addr, 0xff, sizeof(m->page_addr));
+	m->next_victim = 0;
+	m->remote_reads = 0;
+	m->remote_faults = 0;
+}
+
+/* The cached page at @page (aligned), read on first use; NULL when unreadable. */
+static const uint8_t *page_of(struct sample_mem *m, uint64_t page)
+{
+	struct iovec local, remote = { .iov_base = (void *)(uintptr_t)page,
+				       .iov_len = SAMPLE_MEM_PAGE };
+	unsigned int i;
+
+	for (i = 0; i < SAMPLE_MEM_PAGES; i++)
+		if (m->page_addr[i] == page)
+			return m->page_ok[i] ? m->page[i] : NULL;
+	i = m->next_victim;
+	m->next_victim = (i + 1) % SAMPLE_MEM_PAGES;
+	local = (struct iovec){ .iov_base = m->page[i], .iov_len = SAMPLE_MEM_PAGE };
+	m->remote_reads++;
+	m->page_addr[i] = page;
+	m->page_ok[i] = process_vm_readv(m->smp->tgid, &local, 1, &remote, 1, 0) ==
+			SAMPLE_MEM_PAGE;
+	if (!m->page_ok[i])
+		m->remote_faults++;
+	return m->page_ok[i] ? m->page[i] : NULL;
+}
+
+static int read_remote(struct sample_mem *m, uint64_t addr, uint8_t *buf, size_t len)
+{
+	while (len) {
+		uint64_t page = addr & ~(uint64_t)(SAMPLE_MEM_PAGE - 1);
+		size_t off = (size_t)(addr - page), n = SAMPLE_MEM_PAGE - off;
+		const uint8_t *p = page_of(m, page);
+
+		if (!p)
+			return -EFAULT;
+		if (n > len)
+			n = len;
+		memcpy(buf, p + off, n);
+		buf += n;
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	const struct sample *s = m->smp;
+	uint64_t end = addr + len;
+
+	if (end < addr)
+		return -EFAULT;
+	if (addr >= s->stack_start && end <= s->stack_start + s->stack_len) {
+		memcpy(buf, s->stack + (addr - s->stack_start), len);
+		return 0;
+	}
+	return read_remote(m, addr, buf, len);
+}
+
+static int accessor_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return sample_mem_read(ctx, addr, buf, len);
+}
+
+struct emu_accessor sample_mem_accessor(struct sample_mem *m)
+{
+	return (struct emu_accessor){ .read = accessor_read, .ctx = m };
+}

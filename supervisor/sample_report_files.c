@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --json and --folded. Each file is written complete or not at all: to a
+ * temporary file beside it, then renamed, so an interrupted run never leaves
+ * half a report.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sample_report.h"
+#include "sampler.h"
+#include "supervisor.h"
+
+typedef int (*write_fn)(struct supervisor *s, FILE *f, int exit_status);
+
+static int write_atomically(struct supervisor *s, const char *path, write_fn fn, int status)
+{
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int fd, err = -1;
+	mode_t mask = umask(0);
+
+	umask(mask);	/* a report gets the permissions any new file would */
+
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		goto out;
+	fd = mkstemp(tmp);
+	if (fd >= 0)
+		fchmod(fd, 0666 & ~mask);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	err = fn(s, f, status);
+	if (fflush(f) || fsync(fileno(f)))
+		err = -1;
+	if (fclose(f))
+		err = -1;
+	if (!err && rename(tmp, path))
+		err = -1;
+	if (err)
+		unlink(tmp);
+out:
+	if (err)
+		sv_log(s, "cannot write %s: %s", path, strerror(errno));
+	free(tmp);
+	return err;
+}
+
+static json_t *counts_json(const struct sample_stats *st)
+{
+	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+			 "total", (json_int_t)st->total,
+			 "match", (json_int_t)st->by_class[SC_MATCH],
+			 "sframe_shorter", (json_int_t)st->by_class[SC_SFRAME_SHORTER],
+			 "diverged", (json_int_t)st->by_class[SC_DIVERGED],
+			 "libunwind_failed", (json_int_t)st->by_class[SC_LIBUNWIND_FAILED],
+			 "unchecked", (json_int_t)st->by_class[SC_UNCHECKED],
+			 "dropped", (json_int_t)(st->dropped + st->dropped_busy),
+			 "programs_own", (json_int_t)st->programs_own,
+			 "waited", (json_int_t)st->waited,
+			 "with_sframe_step", (json_int_t)st->with_step,
+			 "agreeing", (json_int_t)st->agreeing,
+			 "strict_ra_changed", (json_int_t)st->strict_changed);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "waited_max_ms", json_real((double)st->waited_max_ns / 1e6));
+	json_object_set_new(o, "dropped_busy", json_integer((json_int_t)st->dropped_busy));
+	json_object_set_new(o, "missed_ticks", json_integer((json_int_t)st->missed_ticks));
+	return o;
+}
+
+static json_t *coverage_json(const struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_object **v = stats_objects_sorted(st, &n);
+	json_t *o = json_object();
+
+	for (i = 0; o && i < n; i++)
+		json_object_set_new(o, v[i]->name, json_pack("{s:I,s:I,s:f}",
+			"samples", (json_int_t)v[i]->samples,
+			"with_sframe_step", (json_int_t)v[i]->with_step,
+			"coverage", (double)v[i]->with_step / (double)v[i]->samples));
+	free(v);
+	return o;
+}
+
+static json_t *places_json(const struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_place **v = stats_places_sorted(st, &n);
+	json_t *a = json_array();
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:{s:I,s:I,s:I},s:O}",
+			"class", sample_class_name(v[i]->cls), "function", v[i]->function,
+			"reason", v[i]->reason, "samples", (json_int_t)v[i]->count,
+			"elfutils", "with_us", (json_int_t)v[i]->side[SIDE_US],
+			"with_libunwind", (json_int_t)v[i]->side[SIDE_LIBUNWIND],
+			"neither", (json_int_t)v[i]->side[SIDE_NEITHER],
+			"example", v[i]->example));
+	free(v);
+	return a;
+}
+
+static json_t *registrations_json(const struct supervisor *s)
+{
+	struct proc_stats t = s->tree.folded;
+	const struct proc *p;
+
+	for (p = s->tree.procs; p; p = p->next) {
+		t.accepted += p->stats.accepted;
+		t.rejected += p->stats.rejected;
+		t.unregistered += p->stats.unregistered;
+		t.exec_registered += p->stats.exec_registered;
+		t.stale += p->stats.stale;
+	}
+	return json_pack("{s:I,s:I,s:I,s:I,s:I}", "accepted", (json_int_t)t.accepted,
+			 "rejected", (json_int_t)t.rejected, "unregistered",
+			 (json_int_t)t.unregistered, "at_exec", (json_int_t)t.exec_registered,
+			 "stale", (json_int_t)t.stale);
+}
+
+static json_t *run_json(struct supervisor *s, int exit_status)
+{
+	const struct sampler *sm = s->sampler;
+	json_t *argv = json_array();
+
+	for (char **a = s->opts.argv; *a; a++)
+		json_array_append_new(argv, json_string(*a));
+	return json_pack("{s:o,s:i,s:i,s:s,s:s,s:b,s:b,s:I,s:i}", "program", argv,
+			 "exit_status", exit_status, "freq", (int)s->opts.freq,
+			 "clock", s->opts.wall_clock ? "wall" : "cpu",
+			 "trigger", sm->trig.kind == TRIGGER_PERF ? "perf-event" : "timer",
+			 "strict", s->opts.strict, "crosscheck", s->opts.crosscheck,
+			 "stack_size", (json_int_t)s->opts.stack_bytes,
+			 "max_frames", (int)s->opts.max_frames);
+}
+
+static json_t *cost_json(struct sample_stats *st)
+{
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
+			 "freeze_median_us", (double)stats_freeze_percentile(st, 50) / 1e3,
+			 "freeze_p99_us", (double)stats_freeze_percentile(st, 99) / 1e3,
+			 "freeze_max_us", (double)stats_freeze_percentile(st, 100) / 1e3,
+			 "ours_per_sample_us", st->total ? (double)st->ours_ns / st->total / 1e3 : 0.0,
+			 "libunwind_per_sample_us", st->n_ref_walks ?
+				(double)st->ref_ns / st->n_ref_walks / 1e3 : 0.0,
+			 "elfutils_per_walk_us", st->n_elf_walks ?
+				(double)st->elf_ns / st->n_elf_walks / 1e3 : 0.0);
+}
+
+static int write_json(struct supervisor *s, FILE *f, int exit_status)
+{
+	struct sample_stats *st = &s->sampler->stats;
+	double a = stats_agreement(st);
+	json_t *root = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:{s:I,s:I,s:I},s:O}",
+		"run", run_json(s, exit_status), "samples", counts_json(st),
+		"agreement", a < 0 ? json_null() : json_real(a),
+		"coverage", coverage_json(st), "registrations", registrations_json(s),
+		"cost", cost_json(st), "check_failures", (json_int_t)st->check_failures,
+		"disagreements_total", (json_int_t)st->disagreements_total,
+		"elfutils", "with_us", (json_int_t)st->side[SIDE_US],
+		"with_libunwind", (json_int_t)st->side[SIDE_LIBUNWIND],
+		"neither", (json_int_t)st->side[SIDE_NEITHER],
+		"disagreements", st->disagreements);
+	int err;
+
+	if (!root)
+		return -1;
+	json_object_set_new(root, "places", places_json(st));
+	if (st->stacks)
+		json_object_set(root, "stacks", st->stacks);
+	err = json_dumpf(root, f, JSON_INDENT(1)) ? -1 : 0;
+	fputc('\n', f);
+	json_decref(root);
+	return err;
+}
+
+static int write_folded(struct supervisor *s, FILE *f, int exit_status)
+{
+	size_t n, i;
+	struct stats_folded **v = stats_folded_sorted(&s->sampler->stats, &n);
+
+	(void)exit_status;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %lu\n", v[i]->stack, v[i]->count);
+	free(v);
+	return ferror(f) ? -1 : 0;
+}
+
+int sample_report_write_files(struct supervisor *s, int exit_status)
+{
+	int err = 0;
+
+	if (!s->sampler)
+		return 0;
+	if (s->opts.json_path && write_atomically(s, s->opts.json_path, write_json, exit_status))
+		err = -1;
+	if (s->opts.folded_path &&
+	    write_atomically(s, s->opts.folded_path, write_folded, exit_status))
+		err = -1;
+	return err;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One sample: our walk, libunwind's, elfutils' on disagreement; classification. */
+#include <libunwind.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proc_unwinders.h"
+#include "sample_walk.h"
+#include "sampler.h"
+#include "supervisor.h"
+
+static void to_emu_regs(const struct user_regs_struct *r, struct emu_regs *e)
+{
+	const unsigned long long dwarf[17] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
+	};
+
+	*e = (struct emu_regs){ .ip = r->rip, .sp = r->rsp, .fp = r->rbp };
+	for (unsigned int i = 0; i < 17; i++)
+		e->gpr[i] = dwarf[i];
+	e->gpr_valid = (1u << 17) - 1;
+}
+
+static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
+{
+	return proc_dwfl_symbol(ctx, ip, caller);
+}
+
+/* The object holding @ip: its registered path first, else the mapped file. */
+static const char *object_of(struct proc *p, struct proc_dwfl *d, uint64_t ip)
+{
+	const struct emu_registration *r = emu_registry_find_identity(p->as->registry, ip);
+	const char *slash;
+
+	if (r && r->ident.pathname && r->ident.pathname[0]) {
+		slash = strrchr(r->ident.pathname, '/');
+		return slash ? slash + 1 : r->ident.pathname;
+	}
+	return proc_dwfl_object(d, ip);
+}
+
+/* Why the covered prefix ended, or where the walks part. */
+static const char *reason_of(struct sampler *sm, struct proc *p, struct proc_dwfl *d,
+			     const struct sample_walks *w, const struct emu_unwind_result *res)
+{
+	unsigned int c = w->v.covered;
+	uint64_t ip;
+	const char *obj;
+
+	switch (w->v.cls) {
+	case SC_DIVERGED:
+		snprintf(sm->reason, sizeof(sm->reason), "%s step gives another caller",
+			 emu_source_name(w->ours[w->v.first_difference].source));
+		return sm->reason;
+	case SC_LIBUNWIND_FAILED:
+		snprintf(sm->reason, sizeof(sm->reason), "libunwind: %s", unw_strerror(w->ref_err));
+		return sm->reason;
+	default:
+		break;
+	}
+	if (c >= w->n && res->stop_source != EMU_SRC_FP) {
+		snprintf(sm->reason, sizeof(sm->reason), "our walk stopped: %s",
+			 emu_stop_name(res->stop));
+		return sm->reason;
+	}
+	ip = w->ours[c - 1].ip;
+	ip = c > 1 && !sm->uopts.lookup_ra ? ip - 1 : ip;
+	obj = object_of(p, d, ip);
+	snprintf(sm->reason, sizeof(sm->reason), "%s for %s: frame-pointer fallback%s%s",
+		 emu_registry_find_unwind(p->as->registry, ip) ? "no SFrame FDE" : "no registration",
+		 obj ? obj : "unmapped code", c >= w->n ? " stopped: " : "",
+		 c >= w->n ? emu_stop_name(res->stop) : "");
+	return sm->reason;
+}
+
+static bool same_frames(const struct emu_frame *a, const struct emu_frame *b, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (a[i].ip != b[i].ip || a[i].source != b[i].source)
+			return false;
+	return true;
+}
+
+/*
+ * Does the kernel's lookup of callers at their return address (--strict)
+ * give another stack than the lookup at RA - 1 (as debuggers do)? The walk
+ * is repeated with the other lookup.
+ */
+static bool ra_lookup_changes(struct sampler *sm, struct proc *p, const struct emu_accessor *acc,
+			      const struct emu_regs *regs, const struct emu_unwind_result *res)
+{
+	struct emu_unwind_opts o = sm->uopts;
+	struct emu_unwind_result alt;
+
+	o.lookup_ra = !o.lookup_ra;
+	if (emu_unwind(p->as->registry, acc, regs, &o, sm->ours_alt, &alt))
+		return false;
+	return alt.nframes != res->nframes || !same_frames(sm->ours, sm->ours_alt, alt.nframes);
+}
+
+static void walk_references(struct supervisor *s, struct proc_unwinders *u,
+			    const struct sample *smp, struct sample_walks *w)
+{
+	struct sampler *sm = s->sampler;
+	uint64_t t0 = sv_now_ns();
+
+	if (!s->opts.crosscheck || u->ref_err)
+		return;
+	w->ref_err = ref_unwind(&u->ref, &sm->mem, smp, sm->ref, s->opts.max_frames, &w->n_ref);
+	w->ref = sm->ref;
+	w->have_ref = true;
+	sm->stats.ref_ns += sv_now_ns() - t0;
+	sm->stats.n_ref_walks++;
+}
+
+static void third_opinion(struct sampler *sm, struct proc_unwinders *u, const struct sample *smp,
+			  struct sample_walks *w, unsigned int max)
+{
+	uint64_t t0 = sv_now_ns();
+
+	proc_dwfl_unwind(&u->dwfl, &sm->mem, smp, sm->elf, max, &w->n_elf);
+	w->elf = sm->elf;
+	sample_side(&w->v, w->ours, w->n, w->ref, w->n_ref, w->elf, w->n_elf);
+	sm->stats.elf_ns += sv_now_ns() - t0;
+	sm->stats.n_elf_walks++;
+}
+
+void sample_walk(struct supervisor *s, const struct sample *smp)
+{
+	struct sampler *sm = s->sampler;
+	struct proc *p = tracees_proc(&s->tree, smp->tgid);
+	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
+	struct emu_unwind_result res;
+	struct emu_accessor acc;
+	struct emu_regs regs;
+	uint64_t t0;
+
+	if (p && p->as && !p->unwinders)
+		p->unwinders = proc_unwinders_new(p->tgid, s->opts.crosscheck);
+	if (!p || !p->as || !p->unwinders) {
+		stats_drop(&sm->stats);
+		return;
+	}
+	/* mappings change without a codectl call (mmap, munmap): re-read them now and then */
+	if (sv_now_ns() - p->as->maps_ns > SV_MAPS_MAX_AGE_NS)
+		sv_refresh_maps(s, p, p->tgid);
+	sample_mem_init(&sm->mem, smp);
+	proc_dwfl_new_sample(&p->unwinders->dwfl);
+	acc = sample_mem_accessor(&sm->mem);
+	to_emu_regs(&smp->regs, &regs);
+	t0 = sv_now_ns();
+	if (emu_unwind(p->as->registry, &acc, &regs, &sm->uopts, sm->ours, &res)) {
+		stats_drop(&sm->stats);
+		return;
+	}
+	sm->stats.ours_ns += sv_now_ns() - t0;
+	w.ours = sm->ours;
+	w.n = res.nframes;
+	w.stop = res.stop;
+	w.strict_changed = ra_lookup_changes(sm, p, &acc, &regs, &res);
+	walk_references(s, p->unwinders, smp, &w);
+	sample_classify(w.ours, w.n, w.ref, w.n_ref, w.ref_err, w.have_ref, &w.v);
+	if (sample_needs_third_opinion(&w.v))
+		third_opinion(sm, p->unwinders, smp, &w, s->opts.max_frames);
+	w.programs_own = smp->programs_own;
+	w.waited_ns = smp->waited_ns;
+	w.freeze_ns = smp->freeze_ns;
+	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
+		   reason_of(sm, p, &p->unwinders->dwfl, &w, &res);
+	stats_add(&sm->stats, &w, object_of(p, &p->unwinders->dwfl, smp->regs.rip), symbol_cb,
+		  &p->unwinders->dwfl, s->opts.folded_path != NULL);
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A program that is hard to sample, for codectl-run's sampling tests:
+ *   chaos       a garbage frame pointer under a spinning frame, code run from
+ *               an anonymous page that is then unmapped, threads that exit as
+ *               fast as they start, recursion 3000 deep
+ *   own-prof    its own ITIMER_PROF profiler: every SIGPROF it gets must be
+ *               the kernel's (SI_KERNEL), none of codectl-run's
+ *   blocked     SIGPROF blocked while it spins for 300 ms of CPU time
+ *   sleep       300 ms in nanosleep, next to no CPU time
+ *   spin        spins until killed
+ *   bad-sframe  registers a copy of its own .sframe whose header puts the
+ *               return address at CFA-16 (x86-64 has it at CFA-8), then spins:
+ *               every SFrame step finds a wrong caller (run it with
+ *               --no-exec-registration --no-loader-module)
+ * Each mode prints what it checked and exits 0, or 1 when a check failed.
+ */
+#include <codectl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <time.h>
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noipa)) static void spin(double seconds)
+{
+	double end = cpu_seconds() + seconds;
+
+	while (cpu_seconds() < end)
+		;
+}
+
+/* Count down @iters with RBP holding garbage (restored after). */
+__attribute__((noipa)) static void spin_bad_fp(unsigned long iters)
+{
+	__asm__ volatile("mov %%rbp, %%r12\n\t"
+			 "movabs $0xdeadbeefdeadbeef, %%rbp\n\t"
+			 "1: dec %0\n\t"
+			 "jnz 1b\n\t"
+			 "mov %%r12, %%rbp"
+			 : "+r"(iters) : : "r12", "memory");
+}
+
+/* Run a countdown loop from an anonymous executable page, then unmap it. */
+static int run_anonymous_code(unsigned long iters, int rounds)
+{
+	static const unsigned char code[] = {
+		0x48, 0xff, 0xcf,	/* 1: dec %rdi */
+		0x75, 0xfb,		/* jnz 1b */
+		0xc3,			/* ret */
+	};
+	void (*fn)(unsigned long);
+	void *page;
+
+	for (int r = 0; r < rounds; r++) {
+		page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED)
+			return -1;
+		memcpy(page, code, sizeof(code));
+		if (mprotect(page, 4096, PROT_READ | PROT_EXEC))
+			return -1;
+		fn = (void (*)(unsigned long))page;
+		fn(iters);
+		munmap(page, 4096);
+	}
+	return 0;
+}
+
+/* A loop with no call in it: samples land in this frame, not in the vDSO. */
+__attribute__((noipa)) static unsigned long count_down(unsigned long n)
+{
+	volatile unsigned long v = n;
+
+	while (v)
+		v--;
+	return 1;
+}
+
+__attribute__((noipa)) static unsigned long recurse(int depth)
+{
+	unsigned long r;
+
+	if (!depth)
+		return count_down(100000000ul);
+	r = recurse(depth - 1);
+	__asm__ volatile("" : "+r"(r));	/* a real call, not a loop */
+	return r + 1;
+}
+
+static void *short_thread(void *arg)
+{
+	spin(0.001);
+	return arg;
+}
+
+static int churn_threads(int n)
+{
+	pthread_t t;
+
+	for (int i = 0; i < n; i++) {
+		if (pthread_create(&t, NULL, short_thread, NULL))
+			return -1;
+		pthread_join(t, NULL);
+	}
+	return 0;
+}
+
+static int chaos(void)
+{
+	spin_bad_fp(300000000ul);
+	if (run_anonymous_code(50000000ul, 6) || churn_threads(200))
+		return 1;
+	printf("chaos: recursion %lu deep\n", recurse(3000));
+	return 0;
+}
+
+static volatile sig_atomic_t own, foreign;
+
+static void on_sigprof(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	if (si->si_code == SI_KERNEL)
+		own++;
+	else
+		foreign++;
+}
+
+static int own_profiler(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigprof, .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct itimerval it = { .it_interval = { 0, 10000 }, .it_value = { 0, 10000 } };
+	struct itimerval off = { 0 };
+
+	if (sigaction(SIGPROF, &sa, NULL) || setitimer(ITIMER_PROF, &it, NULL))
+		return 1;
+	spin(0.5);
+	setitimer(ITIMER_PROF, &off, NULL);
+	printf("own-prof: %d own SIGPROFs, %d foreign\n", (int)own, (int)foreign);
+	return foreign || !own;
+}
+
+static int blocked(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPROF);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	spin(0.3);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	spin(0.1);
+	printf("blocked: done\n");
+	return 0;
+}
+
+__attribute__((noipa)) static int sleep_a_while(void)
+{
+	struct timespec ts;
+
+	for (int i = 0; i < 10; i++) {
+		ts = (struct timespec){ 0, 30 * 1000 * 1000 };
+		while (nanosleep(&ts, &ts))
+			;
+	}
+	return 0;
+}
+
+#define PT_GNU_SFRAME 0x6474e554
+#define SF_V1_HEADER 28		/* SFrame v1 header size, before the aux header */
+#define SF_V1_FDE 17		/* v1 FDE size */
+
+static int find_self(struct dl_phdr_info *i, size_t size, void *data)
+{
+	struct code_sframe_info *s = data;
+
+	(void)size;
+	for (int k = 0; k < i->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
+
+		if (ph->p_type == PT_GNU_SFRAME) {
+			s->sframe_start = i->dlpi_addr + ph->p_vaddr;
+			s->sframe_end = s->sframe_start + ph->p_memsz;
+		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			s->text_start = i->dlpi_addr + ph->p_vaddr;
+			s->text_end = s->text_start + ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+static uint32_t u32_at(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * A copy of our v1 .sframe at another address: its FDE function starts are
+ * relative to the section, so each moves by the distance; then the fixed RA
+ * offset (header byte 6) becomes -16.
+ */
+static uint8_t *corrupt_copy(const struct code_sframe_info *s)
+{
+	size_t len = s->sframe_end - s->sframe_start;
+	uint8_t *c = malloc(len), *orig = (uint8_t *)(uintptr_t)s->sframe_start;
+	size_t fdes;
+	int64_t delta;
+
+	if (!c || len < SF_V1_HEADER || orig[2] != 1)
+		return NULL;
+	memcpy(c, orig, len);
+	delta = (int64_t)(uintptr_t)orig - (int64_t)(uintptr_t)c;
+	fdes = SF_V1_HEADER + c[7] + u32_at(c + 20);
+	for (uint32_t i = 0; i < u32_at(c + 8); i++) {
+		uint8_t *f = c + fdes + (size_t)i * SF_V1_FDE;
+		int32_t start = (int32_t)u32_at(f);
+
+		start = (int32_t)(start + delta);
+		memcpy(f, &start, sizeof(start));
+	}
+	c[6] = (uint8_t)-16;
+	return c;
+}
+
+static int bad_sframe(void)
+{
+	struct code_sframe_info s = { 0 };
+	uint8_t *copy;
+
+	dl_iterate_phdr(find_self, &s);
+	copy = s.sframe_start ? corrupt_copy(&s) : NULL;
+	if (!copy)
+		return 1;
+	s.sframe_end = (uintptr_t)copy + (s.sframe_end - s.sframe_start);
+	s.sframe_start = (uintptr_t)copy;
+	if (codectl(CODE_REGISTER_SFRAME, &s, sizeof(s), 0)) {
+		perror("codectl");
+		return 1;
+	}
+	printf("bad-sframe: %lu\n", recurse(5));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "chaos"))
+		return chaos();
+	if (!strcmp(argv[1], "own-prof"))
+		return own_profiler();
+	if (!strcmp(argv[1], "blocked"))
+		return blocked();
+	if (!strcmp(argv[1], "sleep"))
+		return sleep_a_while();
+	if (!strcmp(argv[1], "bad-sframe"))
+		return bad_sframe();
+	if (!strcmp(argv[1], "spin"))
+		for (;;)
+			count_down(1000000000ul);
+	return 2;
+}

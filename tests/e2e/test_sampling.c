@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl-run's sampling on programs that are hard to sample: garbage frame
+ * pointers, code unmapped under a sample, threads exiting, recursion beyond
+ * --max-frames, the program's own SIGPROF profiler, SIGPROF blocked; and the
+ * output files and --check.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run_helper.h"
+
+#define SRUN(r, ...) run_codectl((r), (const char *const[]){ "--no-loader-module", __VA_ARGS__, NULL })
+
+TestSuite(sampling, .timeout = 120);
+
+static json_t *load(const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, 0, &e);
+
+	cr_assert(j, "%s: %s", path, e.text);
+	return j;
+}
+
+static json_int_t count(json_t *j, const char *key)
+{
+	return json_integer_value(json_object_get(json_object_get(j, "samples"), key));
+}
+
+/* Stacks (--json-all) whose frame 0 symbol starts with @prefix, or whose stop is @stop. */
+static size_t stacks_where(json_t *j, const char *prefix, const char *stop)
+{
+	json_t *stacks = json_object_get(j, "stacks"), *s;
+	size_t i, n = 0;
+
+	json_array_foreach(stacks, i, s) {
+		const char *sym = json_string_value(json_object_get(
+			json_array_get(json_object_get(s, "frames"), 0), "symbol"));
+		const char *st = json_string_value(json_object_get(s, "stop"));
+
+		if (prefix && sym && !strncmp(sym, prefix, strlen(prefix)))
+			n++;
+		else if (stop && st && !strcmp(st, stop))
+			n++;
+	}
+	return n;
+}
+
+/* Stacks that stopped at the frame limit with frame 1 in @fn. */
+static size_t max_frames_in(json_t *j, const char *fn)
+{
+	json_t *stacks = json_object_get(j, "stacks"), *s;
+	size_t i, n = 0;
+
+	json_array_foreach(stacks, i, s) {
+		const char *sym = json_string_value(json_object_get(
+			json_array_get(json_object_get(s, "frames"), 1), "symbol"));
+		const char *st = json_string_value(json_object_get(s, "stop"));
+
+		n += st && !strcmp(st, "max-frames") && sym && !strncmp(sym, fn, strlen(fn));
+	}
+	return n;
+}
+
+Test(sampling, hostile_stacks_end_walks_not_the_supervisor)
+{
+	const char *json = "/tmp/codectl-sampling-chaos.json";
+	struct run r;
+	json_t *j;
+
+	unlink(json);
+	SRUN(&r, "-q", "--json-all", json, "--", SAMPLE_PROG, "chaos");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert(strstr(r.out, "chaos: recursion 3001 deep"), "%s", r.out);
+	j = load(json);
+	cr_assert_gt(count(j, "total"), 0);
+	cr_assert_eq(count(j, "total"), json_array_size(json_object_get(j, "stacks")));
+	cr_assert_eq(json_integer_value(json_object_get(j, "check_failures")), 0);
+	/* a countdown at the bottom of 3000 frames: walks end at the frame limit */
+	cr_assert_gt(stacks_where(j, NULL, "max-frames"), 0);
+	/* ... and every one of them is inside the recursion */
+	cr_assert_eq(max_frames_in(j, "recurse"), stacks_where(j, NULL, "max-frames"));
+	/* the anonymous page has no module: its IPs are bare addresses */
+	cr_assert_gt(stacks_where(j, "0x", NULL), 0);
+	json_decref(j);
+	run_free(&r);
+}
+
+Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
+{
+	const char *json = "/tmp/codectl-sampling-own.json";
+	struct run r;
+	int own = -1, foreign = -1;
+	json_t *j;
+
+	unlink(json);
+	SRUN(&r, "-q", "--json", json, "--", SAMPLE_PROG, "own-prof");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.log);
+	cr_assert_eq(sscanf(r.out, "own-prof: %d own SIGPROFs, %d foreign", &own, &foreign), 2);
+	cr_assert_eq(foreign, 0);
+	j = load(json);
+	/* each of the program's own signals was one sample, and was delivered */
+	cr_assert_eq(count(j, "programs_own"), own);
+	cr_assert_gt(count(j, "total"), own);
+	json_decref(j);
+	run_free(&r);
+}
+
+Test(sampling, blocked_sigprof_is_sampled_when_unblocked)
+{
+	const char *json = "/tmp/codectl-sampling-blocked.json";
+	struct run r;
+	json_t *j;
+	double waited;
+
+	unlink(json);
+	SRUN(&r, "-q", "--json", json, "--", SAMPLE_PROG, "blocked");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	j = load(json);
+	waited = json_real_value(json_object_get(json_object_get(j, "samples"), "waited_max_ms"));
+	/* the first overflow came at most one period into the 300 ms blocked */
+	cr_assert_geq(count(j, "waited"), 1);
+	cr_assert(waited >= 290 && waited <= 310, "waited %.1f ms", waited);
+	json_decref(j);
+	run_free(&r);
+}
+
+Test(sampling, freq_zero_takes_no_samples_and_writes_no_report)
+{
+	const char *json = "/tmp/codectl-sampling-off.json";
+	struct run r;
+
+	unlink(json);
+	SRUN(&r, "--freq", "0", "--json", json, "--", SAMPLE_PROG, "blocked");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_null(strstr(r.log, "sampling:"), "%s", r.log);
+	cr_assert_neq(access(json, F_OK), 0);
+	run_free(&r);
+}
+
+Test(sampling, folded_stacks_count_every_sample)
+{
+	const char *json = "/tmp/codectl-sampling-folded.json";
+	const char *folded = "/tmp/codectl-sampling.folded";
+	unsigned long total = 0, n;
+	char line[65536], *sp;
+	struct run r;
+	json_t *j;
+	FILE *f;
+
+	unlink(folded);
+	SRUN(&r, "-q", "--json", json, "--folded", folded, "--", SAMPLE_PROG, "blocked");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	f = fopen(folded, "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		sp = strrchr(line, ' ');
+		cr_assert(sp && sscanf(sp, " %lu", &n) == 1, "%s", line);
+		total += n;
+	}
+	fclose(f);
+	j = load(json);
+	cr_assert_eq((json_int_t)total, count(j, "total"));
+	json_decref(j);
+	run_free(&r);
+}
+
+Test(sampling, wall_clock_samples_a_blocked_thread)
+{
+	const char *json = "/tmp/codectl-sampling-wall.json";
+	struct run r;
+	json_t *j;
+
+	unlink(json);
+	/* 300 ms in nanosleep, next to no CPU time: only the wall clock sees it */
+	SRUN(&r, "-q", "--clock", "wall", "--freq", "200", "--json-all", json, "--", SAMPLE_PROG,
+	     "sleep");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	j = load(json);
+	cr_assert_geq(count(j, "total"), 30);
+	/* frame 0 in libc (no SFrame there): the walk ends at once, but it was sampled */
+	cr_assert_geq(stacks_where(j, "clock_nanosleep", NULL), 30);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* Wrong SFrame data (RA at CFA-16): every SFrame step disagrees, elfutils sides with libunwind. */
+Test(sampling, check_fails_on_wrong_sframe_with_exit_status_3)
+{
+	const char *json = "/tmp/codectl-sampling-bad.json";
+	struct run r;
+	json_t *j;
+
+	unlink(json);
+	run_codectl(&r, (const char *const[]){ "--no-loader-module", "--no-exec-registration",
+		    "-q", "--check", "--json", json, "--", SAMPLE_PROG, "bad-sframe", NULL });
+	cr_assert_eq(r.status, 3, "%d %s", r.status, r.log);
+	j = load(json);
+	cr_assert_gt(count(j, "diverged"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(j, "check_failures")),
+		     count(j, "with_sframe_step") - count(j, "agreeing"));
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "elfutils"),
+							"with_us")), 0);
+	cr_assert_eq(count(j, "agreeing"), 0);
+	json_decref(j);
+	run_free(&r);
+	/* the same without --check: the program's exit status */
+	run_codectl(&r, (const char *const[]){ "--no-loader-module", "--no-exec-registration",
+		    "-q", "--", SAMPLE_PROG, "bad-sframe", NULL });
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	run_free(&r);
+}
+
+/* SIGINT to codectl-run: the program dies of it, the report is still written whole. */
+Test(sampling, interrupted_run_writes_complete_files)
+{
+	const char *json = "/tmp/codectl-sampling-int.json";
+	const char *folded = "/tmp/codectl-sampling-int.folded";
+	int status;
+	pid_t pid;
+	json_t *j;
+
+	unlink(json);
+	unlink(folded);
+	pid = fork();
+	if (pid == 0) {
+		execl(CODECTL_RUN, CODECTL_RUN, "-q", "--no-loader-module", "--json", json,
+		      "--folded", folded, "--", SAMPLE_PROG, "spin", NULL);
+		_exit(127);
+	}
+	usleep(600 * 1000);
+	kill(pid, SIGINT);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %#x", status);
+	j = load(json);
+	cr_assert_gt(count(j, "total"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "run"), "exit_status")),
+		     128 + SIGINT);
+	json_decref(j);
+	cr_assert_eq(access(folded, R_OK), 0);
+}
