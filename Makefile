@@ -40,7 +40,7 @@ EMU_SRC := $(wildcard emu/*.c)
 EMU_OBJ := $(EMU_SRC:%.c=$(O)/obj/%.o)
 LIBEMU := $(O)/libemu.a
 
-SUPERVISOR_LIB_SRC := supervisor/proc_maps.c supervisor/remote_mem.c
+SUPERVISOR_LIB_SRC := supervisor/proc_maps.c supervisor/remote_mem.c supervisor/sample_classify.c
 SUPERVISOR_LIB_OBJ := $(SUPERVISOR_LIB_SRC:%.c=$(O)/obj/%.o)
 SUPERVISOR_SRC := $(wildcard supervisor/*.c)
 SUPERVISOR_OBJ := $(SUPERVISOR_SRC:%.c=$(O)/obj/%.o)
@@ -218,7 +218,7 @@ $(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/run_helper.
 		$(CFLAGS) $(filter %.c,$^) -o $@ -lcriterion -ljansson
 
 $(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"'
-$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(LIBEMU)
+$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/sample_classify.o $(LIBEMU)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
 

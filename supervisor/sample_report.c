@@ -14,7 +14,9 @@
 
 #define REPORT_PLACES 8
 #define REPORT_OBJECTS 12
-#define EXAMPLE_FRAMES 16
+#define EXAMPLE_HEAD 3		/* frames shown from the top of a long example */
+#define EXAMPLE_AROUND 3	/* ... and before the first difference */
+#define EXAMPLE_AFTER 6		/* ... and from it on */
 
 /* The newest process with TGID @pid, exited or not (its unwinders outlive it). */
 static struct proc *proc_by_pid(struct supervisor *s, json_int_t pid)
@@ -161,27 +163,44 @@ static const char *frame_text(json_t *a, size_t i, char *buf, size_t size)
 	return buf;
 }
 
-/* One example: our frames beside libunwind's, the first difference marked. */
+static void print_example_row(struct supervisor *s, json_t *ours, json_t *ref, size_t i,
+			      bool marked)
+{
+	char lt[160], rt[160], left[200];
+	size_t n = json_array_size(ours);
+
+	snprintf(left, sizeof(left), "%-46.46s %s", frame_text(ours, i, lt, sizeof(lt)),
+		 i < n ? str_at(ours, i, "source") : "");
+	fprintf(s->log, "     %s %3zu %-53s | %.56s\n", marked ? "->" : "  ", i,
+		i < n ? left : "", frame_text(ref, i, rt, sizeof(rt)));
+}
+
+/*
+ * One example: our frames beside libunwind's, the first difference marked.
+ * A long stack shows its first frames and the frames around the difference.
+ */
 static void print_example(struct supervisor *s, json_t *ex)
 {
 	json_t *ours = json_object_get(ex, "frames"), *ref = json_object_get(ex, "libunwind");
-	size_t n = json_array_size(ours), m = json_array_size(ref), i;
+	size_t n = json_array_size(ours), m = json_array_size(ref), rows = n > m ? n : m, i;
 	json_int_t d = json_integer_value(json_object_get(ex, "first_difference"));
-	char left[160], lt[128], rt[128];
+	size_t from = (size_t)d > EXAMPLE_AROUND ? (size_t)d - EXAMPLE_AROUND : 0;
 
-	fprintf(s->log, "       example: pid %lld tid %lld\n",
+	fprintf(s->log, "       example (pid %lld, tid %lld; %zu | %zu frames):\n",
 		json_integer_value(json_object_get(ex, "pid")),
-		json_integer_value(json_object_get(ex, "tid")));
-	fprintf(s->log, "       %3s %-62s | %s\n", "#", "ours (how the frame was reached)",
+		json_integer_value(json_object_get(ex, "tid")), n, m);
+	fprintf(s->log, "       %3s %-53s | %s\n", "#", "ours, and how the frame was reached",
 		"libunwind");
-	for (i = 0; i < (n > m ? n : m) && i < EXAMPLE_FRAMES; i++) {
-		snprintf(left, sizeof(left), "%s %.40s [%s]", str_at(ours, i, "ip"),
-			 frame_text(ours, i, lt, sizeof(lt)), str_at(ours, i, "source"));
-		fprintf(s->log, "     %s %3zu %-62s | %s %.40s\n", (json_int_t)i == d ? "->" : "  ",
-			i, i < n ? left : "", str_at(ref, i, "ip"), frame_text(ref, i, rt, sizeof(rt)));
-	}
-	if (n > EXAMPLE_FRAMES || m > EXAMPLE_FRAMES)
-		fprintf(s->log, "       ... (%zu | %zu frames)\n", n, m);
+	if (from <= EXAMPLE_HEAD)
+		from = 0;
+	for (i = 0; i < rows && i < EXAMPLE_HEAD && from; i++)
+		print_example_row(s, ours, ref, i, false);
+	if (from)
+		fprintf(s->log, "           ...\n");
+	for (i = from; i < rows && i < (size_t)d + EXAMPLE_AFTER; i++)
+		print_example_row(s, ours, ref, i, (json_int_t)i == d);
+	if (i < rows)
+		fprintf(s->log, "           ...\n");
 }
 
 static void print_places(struct supervisor *s, struct sample_stats *st)
@@ -190,7 +209,7 @@ static void print_places(struct supervisor *s, struct sample_stats *st)
 	struct stats_place **v = stats_places_sorted(st, &n);
 
 	if (n)
-		fprintf(s->log, "  where walks disagree (top %d of %zu):\n",
+		fprintf(s->log, "  where SFrame coverage ends or walks disagree (top %d of %zu):\n",
 			n < REPORT_PLACES ? (int)n : REPORT_PLACES, n);
 	for (i = 0; i < n && i < REPORT_PLACES; i++) {
 		struct stats_place *p = v[i];

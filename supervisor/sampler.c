@@ -32,6 +32,8 @@ static int alloc_buffers(struct sampler *sm, const struct run_opts *o)
 		sm->queue[i].stack = malloc(o->stack_bytes + SAMPLE_RED_ZONE);
 		if (!sm->queue[i].stack)
 			return -ENOMEM;
+		/* fault the pages in now, not during a thread's freeze */
+		memset(sm->queue[i].stack, 0, o->stack_bytes + SAMPLE_RED_ZONE);
 	}
 	return 0;
 }
@@ -159,10 +161,11 @@ void sampler_on_sigprof(struct supervisor *s, pid_t tid)
 		sm->stats.dropped_busy++;	/* never make the thread wait for us */
 	else if (th && th->proc && th->proc->as)
 		ok = capture(s, th, smp);
-	smp->waited_ns = ours ? trigger_waited_ns(&sm->trig, th, t0) : 0;
 	smp->programs_own = !ours;
 	ptrace(PTRACE_CONT, tid, 0, ours ? 0L : (long)SIGPROF);
 	smp->freeze_ns = sv_now_ns() - t0;
+	/* after resuming: the count moved by at most the freeze */
+	smp->waited_ns = ours ? trigger_waited_ns(&sm->trig, th, t0) : 0;
 	if (ok)
 		sm->nqueued++;
 	else if (ours)
