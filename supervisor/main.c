@@ -294,7 +294,7 @@ static int track_child(struct supervisor *s)
 		return -ENOMEM;
 	th->attached = true;
 	proc_set_thread(p, th);
-	sampler_thread_started(s, th);
+	/* sampled from its execve on: before it, it runs codectl-run's launcher */
 	p->start_time = sv_start_time(s->child);
 	snprintf(p->exe, sizeof(p->exe), "%s", s->opts.argv[0]);
 	return 0;

@@ -94,7 +94,7 @@ static void usage(FILE *f)
 		"\n"
 		"Sampling (see codectl-run(1), \"SAMPLING\"):\n"
 		"  -F, --freq HZ           samples per second of each thread's CPU time (default\n"
-		"                          %u; 0 turns sampling off)\n"
+		"                          %u, at most %u; 0 turns sampling off)\n"
 		"      --clock cpu|wall    cpu: SIGPROF in proportion to the CPU time a thread\n"
 		"                          uses (per-thread perf events); wall: every thread on\n"
 		"                          the supervisor's timer, blocked ones too\n"
@@ -115,7 +115,7 @@ static void usage(FILE *f)
 		"127 if PROGRAM was not found, 126 if it could not be executed, 3 with --check\n"
 		"when a check failed. See codectl-run(1) and codectl(2).\n",
 		CODECTL_NR_DEFAULT, EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE,
-		EMU_DEFAULT_MAX_SFRAME_TOTAL, OPTS_DEFAULT_FREQ, OPTS_DEFAULT_STACK_BYTES,
+		EMU_DEFAULT_MAX_SFRAME_TOTAL, OPTS_DEFAULT_FREQ, OPTS_MAX_FREQ, OPTS_DEFAULT_STACK_BYTES,
 		OPTS_DEFAULT_MAX_FRAMES);
 }
 
@@ -228,7 +228,7 @@ static int parse_sampling(int c, struct run_opts *o)
 	switch (c) {
 	case 'F':
 	case OPT_FREQ:
-		err = set_number("--freq", optarg, 100000, &v);
+		err = set_number("--freq", optarg, OPTS_MAX_FREQ, &v);
 		o->freq = (unsigned int)v;
 		break;
 	case OPT_CLOCK:

@@ -57,6 +57,7 @@ struct run_opts {
 };
 
 #define OPTS_DEFAULT_FREQ		999
+#define OPTS_MAX_FREQ			10000	/* a stop costs ~20-50 us */
 #define OPTS_DEFAULT_STACK_BYTES	(64u << 10)
 #define OPTS_DEFAULT_MAX_FRAMES		128u
 

@@ -232,8 +232,10 @@ void sample_report_print(struct supervisor *s)
 	if (!s->sampler || s->opts.quiet)
 		return;
 	st = &s->sampler->stats;
-	if (s->sampler->status_ns && isatty(fileno(s->log)))
-		fprintf(s->log, "\n");
+	if (s->sampler->status_shown) {
+		fprintf(stderr, "\n");	/* end the status line */
+		fflush(stderr);
+	}
 	print_counts(s, st);
 	print_coverage(s, st);
 	print_places(s, st);

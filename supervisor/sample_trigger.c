@@ -24,7 +24,13 @@ static int perf_open(const struct sample_trigger *t, pid_t tid)
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = t->period_ns,
 		.wakeup_events = 1,
-		.exclude_kernel = t->exclude_kernel,
+		/*
+		 * User time only: the signal's own delivery and the ptrace stop run
+		 * in the kernel on the thread's account, and must not bring the
+		 * next period closer (at short periods the thread would do nothing
+		 * but take signals).
+		 */
+		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
 
@@ -42,15 +48,11 @@ static int perf_route(int fd, pid_t tid)
 	return 0;
 }
 
-/* Can we open events at all? Try on ourselves, with and without kernel time. */
+/* Can we open events at all? Try on ourselves. */
 static int perf_probe(struct sample_trigger *t)
 {
 	int fd = perf_open(t, 0);
 
-	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-		t->exclude_kernel = true;	/* perf_event_paranoid 2 */
-		fd = perf_open(t, 0);
-	}
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -104,6 +106,7 @@ int trigger_thread_start(struct sample_trigger *t, struct thread *th)
 {
 	int fd, err;
 
+	th->smp.on = t->kind != TRIGGER_OFF;
 	if (t->kind != TRIGGER_PERF || th->smp.perf_fd >= 0)
 		return 0;
 	fd = perf_open(t, th->tid);
@@ -134,7 +137,7 @@ void trigger_thread_exec(struct sample_trigger *t, struct thread *th)
 
 void trigger_tick_one(struct sample_trigger *t, struct thread *th, pid_t tgid, uint64_t now_ns)
 {
-	if (th->smp.sent_ns || !th->attached || th->group_stopped)
+	if (!th->smp.on || th->smp.sent_ns || !th->attached || th->group_stopped)
 		return;
 	if (!syscall(SYS_tgkill, tgid, th->tid, SIGPROF))
 		th->smp.sent_ns = now_ns;

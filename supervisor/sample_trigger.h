@@ -33,7 +33,6 @@ struct sample_trigger {
 	uint64_t period_ns;
 	int timer_fd;
 	int fallback_errno;
-	bool exclude_kernel;
 	pid_t self;
 };
 

@@ -156,10 +156,16 @@ void sampler_on_sigprof(struct supervisor *s, pid_t tid)
 		return;
 	}
 	ours = th && trigger_is_ours(&sm->trig, th, &si);
+	if (sm->nqueued == SAMPLER_QUEUE) {
+		/* never make the thread wait for us */
+		ptrace(PTRACE_CONT, tid, 0, ours ? 0L : (long)SIGPROF);
+		sm->stats.dropped_busy++;
+		if (ours)
+			trigger_waited_ns(&sm->trig, th, t0);	/* keep its bookkeeping */
+		return;
+	}
 	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
-	if (sm->nqueued == SAMPLER_QUEUE)
-		sm->stats.dropped_busy++;	/* never make the thread wait for us */
-	else if (th && th->proc && th->proc->as)
+	if (th && th->proc && th->proc->as)
 		ok = capture(s, th, smp);
 	smp->programs_own = !ours;
 	ptrace(PTRACE_CONT, tid, 0, ours ? 0L : (long)SIGPROF);
@@ -226,11 +232,20 @@ void sampler_progress(struct supervisor *s)
 	uint64_t now = sv_now_ns();
 	double a;
 
-	if (!sm || now - sm->status_ns < 2000000000ull || !isatty(fileno(s->log)) || s->opts.quiet)
+	if (!sm || now - sm->status_ns < 2000000000ull || s->opts.quiet || !isatty(STDERR_FILENO))
 		return;
+	if (!sm->status_ns) {	/* not in the first 2 s */
+		sm->status_ns = now;
+		return;
+	}
 	sm->status_ns = now;
+	sm->status_shown = true;
 	a = stats_agreement(&sm->stats);
-	fprintf(s->log, "\rcodectl-run: %lu samples, %lu dropped, agreement %s%.1f%%   ",
-		sm->stats.total, sm->stats.dropped, a < 0 ? "n/a " : "", a < 0 ? 0 : a * 100);
-	fflush(s->log);
+	fprintf(stderr, "\rcodectl-run: %lu samples, %lu dropped, agreement ", sm->stats.total,
+		sm->stats.dropped + sm->stats.dropped_busy);
+	if (a < 0)
+		fprintf(stderr, "n/a   ");
+	else
+		fprintf(stderr, "%.1f%%   ", a * 100);
+	fflush(stderr);
 }

@@ -8,6 +8,7 @@
 #ifndef SUPERVISOR_SAMPLER_H
 #define SUPERVISOR_SAMPLER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -47,6 +48,7 @@ struct sampler {
 	uint64_t *elf;
 	struct sample_mem mem;
 	uint64_t status_ns;
+	bool status_shown;
 	char reason[256];
 };
 

@@ -76,8 +76,10 @@ struct proc {
  * @perf_count: the event's count (ns of CPU time) at the last sample
  * @sent_ns: when the supervisor last sent it SIGPROF (CLOCK_MONOTONIC), 0
  *	when no signal of ours is pending
+ * @on: the thread is sampled (from the program's execve on)
  */
 struct thread_sampling {
+	bool on;
 	int perf_fd;
 	uint64_t perf_count;
 	uint64_t sent_ns;
