@@ -9,6 +9,7 @@
 # SAN=asan builds into build/asan with AddressSanitizer and UBSan.
 
 SHELL := /bin/bash
+.DEFAULT_GOAL := all
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC := gcc

@@ -157,7 +157,7 @@ static void on_exec(struct supervisor *s, pid_t tid)
 
 	if (!p)
 		goto out;
-	sampler_flush(s);	/* samples taken before the exec need the old registry */
+	sampler_flush_proc(s, p->tgid);	/* samples taken before the exec need the old registry */
 	if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) && (pid_t)former != tid)
 		exec_took_over(s, th, (pid_t)former);
 	dropped = proc_exec(&s->tree, p);

@@ -318,6 +318,8 @@ static int setup(struct supervisor *s, sigset_t *orig)
 		sv_log(s, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
+	if (sample_report_check_files(s))
+		return -1;
 	err = sampler_new(s);
 	if (err) {
 		sv_log(s, "cannot set up sampling: %s", strerror(-err));

@@ -3,10 +3,12 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proc_dwfl.h"
 
@@ -70,16 +72,46 @@ static Dwfl *modules(struct proc_dwfl *d);
  * The module holding @ip; an address no module holds makes the modules be
  * read again once (a library mapped since they were read).
  */
+static Dwfl_Module *module_at(Dwfl *dwfl, uint64_t ip)
+{
+	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, ip) : NULL;
+	Dwarf_Addr start = 0, end = 0;
+
+	/* only an address inside the module's own range belongs to it */
+	if (mod && (!dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL) ||
+		    ip < start || ip >= end))
+		return NULL;
+	return mod;
+}
+
 static Dwfl_Module *module_of(struct proc_dwfl *d, uint64_t ip)
 {
 	Dwfl *dwfl = modules(d);
-	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, ip) : NULL;
+	Dwfl_Module *mod = module_at(dwfl, ip);
 
 	if (mod || !dwfl || d->fresh)
 		return mod;
 	d->reported = false;
-	dwfl = modules(d);
-	return dwfl ? dwfl_addrmodule(dwfl, ip) : NULL;
+	return module_at(modules(d), ip);
+}
+
+/*
+ * Can the process's mappings still be read? An exited process (or a zombie,
+ * whose maps file is empty) cannot: its last module list is kept then.
+ */
+static bool maps_readable(pid_t pid)
+{
+	char path[64], c;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, &c, 1);
+	close(fd);
+	return n == 1;
 }
 
 /* "[vdso: 1234]" (as libdwfl names it) is "[vdso]" in reports. */
@@ -103,7 +135,12 @@ static Dwfl *modules(struct proc_dwfl *d)
 		if (!d->dwfl)
 			return NULL;
 	}
+	if (!d->reported && d->attached_modules && !maps_readable(d->pid)) {
+		d->reported = true;	/* gone: what was known stays */
+		return d->dwfl;
+	}
 	if (!d->reported) {
+		d->attached_modules = true;
 		dwfl_report_begin(d->dwfl);
 		if (dwfl_linux_proc_report(d->dwfl, d->pid) || dwfl_report_end(d->dwfl, NULL, NULL))
 			return NULL;
@@ -141,6 +178,9 @@ static char *describe(struct proc_dwfl *d, uint64_t ip, bool caller)
 		       NULL : out;
 	dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
 	name = module_name(mod);
+	if (name && name[0] == '[')	/* "[vdso]" */
+		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - base)) < 0 ?
+		       NULL : out;
 	return asprintf(&out, "[%s+0x%llx]", name ? name : "?", (unsigned long long)(ip - base)) < 0 ?
 	       NULL : out;
 }
@@ -164,14 +204,65 @@ const char *proc_dwfl_symbol(struct proc_dwfl *d, uint64_t ip, bool caller)
 	return e->text;
 }
 
-int proc_dwfl_source(struct proc_dwfl *d, uint64_t ip, bool caller, char *buf, size_t size)
+/* The module's file (its path) and lowest address. */
+static const char *module_file(Dwfl_Module *mod, Dwarf_Addr *start)
+{
+	const char *name = dwfl_module_info(mod, NULL, start, NULL, NULL, NULL, NULL, NULL);
+
+	return name && name[0] == '/' ? name : NULL;
+}
+
+/*
+ * Line tables are read once per file, not once per process: the first
+ * process that asks about a file provides its lines to all the others, at
+ * the same offset from the module's start.
+ */
+static struct source_provider *provider_of(struct source_lines *c, struct proc_dwfl *d,
+					   const char *file, Dwarf_Addr start)
+{
+	struct source_provider *p;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].file, file))
+			return &c->v[i];
+	if (c->n == SOURCE_PROVIDERS)
+		return NULL;
+	p = &c->v[c->n];
+	p->file = strdup(file);
+	if (!p->file)
+		return NULL;
+	p->d = d;
+	p->start = start;
+	c->n++;
+	return p;
+}
+
+void source_lines_free(struct source_lines *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].file);
+	c->n = 0;
+}
+
+int proc_dwfl_source(struct source_lines *c, struct proc_dwfl *d, uint64_t ip, bool caller,
+		     char *buf, size_t size)
 {
 	uint64_t at = caller && ip ? ip - 1 : ip;
 	Dwfl_Module *mod = module_of(d, at);
-	Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, at) : NULL;
-	const char *file = NULL, *slash;
+	const char *file = NULL, *slash, *path;
+	struct source_provider *p;
+	Dwarf_Addr start = 0;
+	Dwfl_Line *line;
 	int lineno = 0;
 
+	path = mod ? module_file(mod, &start) : NULL;
+	p = path ? provider_of(c, d, path, start) : NULL;
+	if (p && p->d != d) {
+		at = p->start + (at - start);
+		mod = module_of(p->d, at);
+	}
+	line = mod ? dwfl_module_getsrc(mod, at) : NULL;
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (!file)

@@ -27,6 +27,7 @@ struct proc_dwfl {
 	pid_t pid;
 	bool attached;
 	bool reported;
+	bool attached_modules;	/* modules were reported at least once */
 	bool fresh;
 	void *syms;
 	struct sample_mem *walk_mem;
@@ -52,14 +53,34 @@ void proc_dwfl_new_sample(struct proc_dwfl *d);
  */
 const char *proc_dwfl_symbol(struct proc_dwfl *d, uint64_t ip, bool caller);
 
+#define SOURCE_PROVIDERS 256
+
 /**
- * proc_dwfl_source() - "file.c:LINE" of @ip into @buf (@size bytes), from
- * the module's DWARF line table (its separate debug file when installed).
- * The first lookup in a module reads its whole line table (libc: ~0.1 s),
- * so this is for reports, not for every sample.
+ * struct source_lines - which process's Dwfl reads the line table of each
+ * file (a file's table is read once per run, not once per process)
+ */
+struct source_lines {
+	struct source_provider {
+		char *file;
+		struct proc_dwfl *d;
+		uint64_t start;
+	} v[SOURCE_PROVIDERS];
+	size_t n;
+};
+
+/** source_lines_free() - forget the providers (their Dwfls are not owned). */
+void source_lines_free(struct source_lines *c);
+
+/**
+ * proc_dwfl_source() - "file.c:LINE" of @ip of @d's process into @buf
+ * (@size bytes), from the module's DWARF line table (its separate debug file
+ * when installed), read through @c's provider for that file. The first
+ * lookup in a file reads its whole line table (libc: ~0.1 s), so this is
+ * for reports, not for every sample.
  * Return: 0, or -ENOENT when there is no line information.
  */
-int proc_dwfl_source(struct proc_dwfl *d, uint64_t ip, bool caller, char *buf, size_t size);
+int proc_dwfl_source(struct source_lines *c, struct proc_dwfl *d, uint64_t ip, bool caller,
+		     char *buf, size_t size);
 
 /**
  * proc_dwfl_object() - the file name (no directory) of the module holding

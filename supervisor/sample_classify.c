@@ -38,12 +38,10 @@ void sample_classify(const struct emu_frame *ours, unsigned int n, const uint64_
 	v->agrees = v->has_step && d >= v->covered;
 	if (d == n && d == n_ref)
 		v->cls = SC_MATCH;
-	else if (ref_err < 0 && d == n_ref && n_ref <= 1 && n > 1)
-		v->cls = SC_LIBUNWIND_FAILED;
+	else if (d == n_ref && (d < v->covered || (ref_err < 0 && n_ref <= 1 && n > 1)))
+		v->cls = SC_LIBUNWIND_FAILED;	/* it stopped (or failed) where we went on */
 	else if (d >= v->covered)
 		v->cls = SC_SFRAME_SHORTER;
-	else if (ref_err < 0 && d == n_ref)
-		v->cls = SC_LIBUNWIND_FAILED;
 	else
 		v->cls = SC_DIVERGED;
 }

@@ -22,7 +22,8 @@ enum sample_class {
 	SC_SFRAME_SHORTER,	/* equal over the covered prefix; ours ended or
 				 * went astray (FP fallback) after it */
 	SC_DIVERGED,		/* a frame of the covered prefix differs */
-	SC_LIBUNWIND_FAILED,	/* libunwind could not walk where we could */
+	SC_LIBUNWIND_FAILED,	/* libunwind stopped (or failed) inside our
+				 * covered prefix, or failed at its first step */
 	SC_UNCHECKED,		/* no cross-check (--no-crosscheck, or no libunwind) */
 	SC_COUNT
 };

@@ -29,7 +29,7 @@ static struct proc *proc_by_pid(struct supervisor *s, json_int_t pid)
 	return NULL;
 }
 
-static void add_frame_sources(struct proc_dwfl *d, json_t *frames)
+static void add_frame_sources(struct source_lines *c, struct proc_dwfl *d, json_t *frames)
 {
 	char buf[256];
 	json_t *f;
@@ -40,35 +40,41 @@ static void add_frame_sources(struct proc_dwfl *d, json_t *frames)
 
 		if (!ip || json_object_get(f, "source_line"))
 			continue;
-		if (!proc_dwfl_source(d, strtoull(ip, NULL, 16), i > 0, buf, sizeof(buf)))
+		if (!proc_dwfl_source(c, d, strtoull(ip, NULL, 16), i > 0, buf, sizeof(buf)))
 			json_object_set_new(f, "source_line", json_string(buf));
 	}
 }
 
-static void add_sample_sources(struct supervisor *s, json_t *sample)
+static void add_sample_sources(struct supervisor *s, struct source_lines *c, json_t *sample)
 {
 	struct proc *p = proc_by_pid(s, json_integer_value(json_object_get(sample, "pid")));
 
 	if (!p || !p->unwinders)
 		return;
-	add_frame_sources(&p->unwinders->dwfl, json_object_get(sample, "frames"));
-	add_frame_sources(&p->unwinders->dwfl, json_object_get(sample, "libunwind"));
+	add_frame_sources(c, &p->unwinders->dwfl, json_object_get(sample, "frames"));
+	add_frame_sources(c, &p->unwinders->dwfl, json_object_get(sample, "libunwind"));
 }
 
 void sample_report_add_sources(struct supervisor *s)
 {
+	struct source_lines *c;
 	struct stats_place **v;
 	json_t *sample;
 	size_t n, i;
 
 	if (!s->sampler)
 		return;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
 	v = stats_places_sorted(&s->sampler->stats, &n);
 	for (i = 0; i < n; i++)
-		add_sample_sources(s, v[i]->example);
+		add_sample_sources(s, c, v[i]->example);
 	free(v);
 	json_array_foreach(s->sampler->stats.disagreements, i, sample)
-		add_sample_sources(s, sample);
+		add_sample_sources(s, c, sample);
+	source_lines_free(c);
+	free(c);
 }
 
 static double per(uint64_t ns, unsigned long n)
@@ -108,9 +114,10 @@ static void print_counts(struct supervisor *s, struct sample_stats *st)
 	if (a >= 0)
 		fprintf(s->log, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
 				"agree with libunwind over their SFrame-covered frames)\n",
-			a * 100, st->agreeing, st->with_step);
+			a * 100, st->agreeing, st->checked_with_step);
 	else
-		fprintf(s->log, "  agreement: n/a (no sample took an SFrame/JIT step)\n");
+		fprintf(s->log, "  agreement: n/a (%s)\n", st->with_step ?
+			"not cross-checked" : "no sample took an SFrame/JIT step");
 	if (st->n_elf_walks)
 		fprintf(s->log, "  elfutils asked %lu times: sides with codectl-run %lu, with "
 				"libunwind %lu, neither %lu\n", st->n_elf_walks, st->side[SIDE_US],

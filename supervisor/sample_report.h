@@ -16,6 +16,12 @@ void sample_report_add_sources(struct supervisor *s);
 void sample_report_print(struct supervisor *s);
 
 /**
+ * sample_report_check_files() - can --json and --folded be written? Checked
+ * before the program starts. Return: 0, or -1 after logging why not.
+ */
+int sample_report_check_files(struct supervisor *s);
+
+/**
  * sample_report_write_files() - --json and --folded, each written to a
  * temporary file in the same directory and renamed over FILE
  * Return: 0, or -1 after logging which file could not be written.

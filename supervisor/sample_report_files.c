@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --json and --folded. Each file is written complete or not at all: to a
- * temporary file beside it, then renamed, so an interrupted run never leaves
- * half a report.
+ * --json and --folded. A regular file (or a new one) is written complete or
+ * not at all: to a temporary file beside it, then renamed, so an interrupted
+ * run never leaves half a report. Anything else (a symbolic link, a FIFO,
+ * /dev/stdout) is opened and written as it is, never replaced.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -18,18 +19,43 @@
 
 typedef int (*write_fn)(struct supervisor *s, FILE *f, int exit_status);
 
+/* Write to @path itself (not a regular file: a link, a FIFO, a terminal). */
+static int write_in_place(struct supervisor *s, const char *path, write_fn fn, int status)
+{
+	FILE *f = fopen(path, "we");
+	int err;
+
+	if (!f) {
+		sv_log(s, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	err = fn(s, f, status);
+	if (fclose(f))
+		err = -1;
+	if (err)
+		sv_log(s, "cannot write %s: %s", path, strerror(errno));
+	return err;
+}
+
 static int write_atomically(struct supervisor *s, const char *path, write_fn fn, int status)
 {
 	char *tmp = NULL;
 	FILE *f = NULL;
 	int fd, err = -1;
 	mode_t mask = umask(0);
+	struct stat st;
 
 	umask(mask);	/* a report gets the permissions any new file would */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
+		return write_in_place(s, path, fn, status);
 
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 		goto out;
 	fd = mkstemp(tmp);
+	if (fd < 0 && errno == EACCES) {	/* a writable file in a directory we cannot write */
+		free(tmp);
+		return write_in_place(s, path, fn, status);
+	}
 	if (fd >= 0)
 		fchmod(fd, 0666 & ~mask);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
@@ -194,6 +220,44 @@ static int write_folded(struct supervisor *s, FILE *f, int exit_status)
 		fprintf(f, "%s %lu\n", v[i]->stack, v[i]->count);
 	free(v);
 	return ferror(f) ? -1 : 0;
+}
+
+/* Can @path be written (checked before the program runs, not after)? */
+static int check_path(struct supervisor *s, const char *opt, const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+	int err = 0;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		err = -1;
+	} else if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		err = access(path, W_OK);	/* a FIFO, a terminal, /dev/stdout */
+	} else if (!stat(path, &st)) {
+		err = access(path, W_OK);
+	} else {	/* a new file, or a link to one: its directory */
+		if (slash)
+			slash[slash == dir ? 1 : 0] = '\0';
+		err = access(slash ? dir : ".", W_OK | X_OK);
+	}
+	if (err)
+		sv_log(s, "%s %s: cannot write there: %s", opt, path, strerror(errno));
+	free(dir);
+	return err;
+}
+
+int sample_report_check_files(struct supervisor *s)
+{
+	if (s->opts.json_path && check_path(s, s->opts.json_all ? "--json-all" : "--json",
+					    s->opts.json_path))
+		return -1;
+	if (s->opts.folded_path && check_path(s, "--folded", s->opts.folded_path))
+		return -1;
+	return 0;
 }
 
 int sample_report_write_files(struct supervisor *s, int exit_status)

@@ -244,6 +244,7 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 	st->by_class[w->v.cls]++;
 	st->programs_own += w->programs_own;
 	st->with_step += w->v.has_step;
+	st->checked_with_step += w->v.has_step && w->v.cls != SC_UNCHECKED;
 	st->agreeing += w->v.agrees;
 	st->side[w->v.side]++;
 	st->check_failures += sample_check_failed(&w->v);
@@ -286,7 +287,7 @@ void stats_drop(struct sample_stats *st)
 
 double stats_agreement(const struct sample_stats *st)
 {
-	return st->with_step ? (double)st->agreeing / (double)st->with_step : -1;
+	return st->checked_with_step ? (double)st->agreeing / (double)st->checked_with_step : -1;
 }
 
 static int cmp_u32(const void *a, const void *b)

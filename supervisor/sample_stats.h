@@ -62,6 +62,7 @@ struct sample_stats {
 	unsigned long waited;
 	uint64_t waited_max_ns;
 	unsigned long with_step;
+	unsigned long checked_with_step;	/* ... and cross-checked */
 	unsigned long agreeing;
 	unsigned long side[4];
 	unsigned long check_failures;
@@ -120,7 +121,10 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 /** stats_drop() - a sample lost (thread gone, registers unreadable). */
 void stats_drop(struct sample_stats *st);
 
-/** stats_agreement() - agreeing / with_step, or -1 when no sample had an SFrame/JIT step. */
+/**
+ * stats_agreement() - agreeing / cross-checked samples with an SFrame/JIT
+ * step, or -1 when there is none (no such step, or --no-crosscheck)
+ */
 double stats_agreement(const struct sample_stats *st);
 
 /** stats_freeze_percentile() - the @pct-th percentile of freeze times, ns (0 when none). */

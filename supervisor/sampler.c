@@ -165,6 +165,7 @@ void sampler_on_sigprof(struct supervisor *s, pid_t tid)
 		return;
 	}
 	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
+	smp->tgid = 0;
 	if (th && th->proc && th->proc->as)
 		ok = capture(s, th, smp);
 	smp->programs_own = !ours;
@@ -181,12 +182,29 @@ void sampler_on_sigprof(struct supervisor *s, pid_t tid)
 void sampler_walk_one(struct supervisor *s)
 {
 	struct sampler *sm = s->sampler;
+	struct sample *smp;
 
 	if (!sm || !sm->nqueued)
 		return;
-	sample_walk(s, &sm->queue[sm->qhead]);
+	smp = &sm->queue[sm->qhead];
+	if (smp->tgid)	/* 0: already walked by sampler_flush_proc() */
+		sample_walk(s, smp);
 	sm->qhead = (sm->qhead + 1) % SAMPLER_QUEUE;
 	sm->nqueued--;
+}
+
+void sampler_flush_proc(struct supervisor *s, pid_t tgid)
+{
+	struct sampler *sm = s->sampler;
+	struct sample *smp;
+
+	for (unsigned int i = 0; sm && i < sm->nqueued; i++) {
+		smp = &sm->queue[(sm->qhead + i) % SAMPLER_QUEUE];
+		if (smp->tgid != tgid)
+			continue;
+		sample_walk(s, smp);
+		smp->tgid = 0;
+	}
 }
 
 unsigned int sampler_pending(const struct supervisor *s)

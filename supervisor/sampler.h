@@ -77,6 +77,12 @@ void sampler_on_sigprof(struct supervisor *s, pid_t tid);
 /** sampler_walk_one() - unwind and count the oldest captured sample, if any. */
 void sampler_walk_one(struct supervisor *s);
 
+/**
+ * sampler_flush_proc() - unwind the captured samples of process @tgid now
+ * (it exits or execs: its registry is about to go)
+ */
+void sampler_flush_proc(struct supervisor *s, pid_t tgid);
+
 /** sampler_pending() - samples captured and not unwound yet. */
 unsigned int sampler_pending(const struct supervisor *s);
 

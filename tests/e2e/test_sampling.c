@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,16 @@
 #define SRUN(r, ...) run_codectl((r), (const char *const[]){ "--no-loader-module", __VA_ARGS__, NULL })
 
 TestSuite(sampling, .timeout = 120);
+
+/* A fresh private directory for one test's files; @buf gets "DIR/NAME". */
+static const char *tmp_path(char *buf, size_t size, const char *name)
+{
+	char dir[] = "/tmp/codectl-sampling-XXXXXX";
+
+	cr_assert(mkdtemp(dir));
+	snprintf(buf, size, "%s/%s", dir, name);
+	return buf;
+}
 
 static json_t *load(const char *path)
 {
@@ -71,11 +82,11 @@ static size_t max_frames_in(json_t *j, const char *fn)
 
 Test(sampling, hostile_stacks_end_walks_not_the_supervisor)
 {
-	const char *json = "/tmp/codectl-sampling-chaos.json";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
 	json_t *j;
 
-	unlink(json);
 	SRUN(&r, "-q", "--json-all", json, "--", SAMPLE_PROG, "chaos");
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	cr_assert(strstr(r.out, "chaos: recursion 3001 deep"), "%s", r.out);
@@ -95,12 +106,12 @@ Test(sampling, hostile_stacks_end_walks_not_the_supervisor)
 
 Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
 {
-	const char *json = "/tmp/codectl-sampling-own.json";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
 	int own = -1, foreign = -1;
 	json_t *j;
 
-	unlink(json);
 	SRUN(&r, "-q", "--json", json, "--", SAMPLE_PROG, "own-prof");
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.log);
 	cr_assert_eq(sscanf(r.out, "own-prof: %d own SIGPROFs, %d foreign", &own, &foreign), 2);
@@ -115,12 +126,12 @@ Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
 
 Test(sampling, blocked_sigprof_is_sampled_when_unblocked)
 {
-	const char *json = "/tmp/codectl-sampling-blocked.json";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
 	json_t *j;
 	double waited;
 
-	unlink(json);
 	SRUN(&r, "-q", "--json", json, "--", SAMPLE_PROG, "blocked");
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	j = load(json);
@@ -134,10 +145,10 @@ Test(sampling, blocked_sigprof_is_sampled_when_unblocked)
 
 Test(sampling, freq_zero_takes_no_samples_and_writes_no_report)
 {
-	const char *json = "/tmp/codectl-sampling-off.json";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
 
-	unlink(json);
 	SRUN(&r, "--freq", "0", "--json", json, "--", SAMPLE_PROG, "blocked");
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	cr_assert_null(strstr(r.log, "sampling:"), "%s", r.log);
@@ -147,15 +158,16 @@ Test(sampling, freq_zero_takes_no_samples_and_writes_no_report)
 
 Test(sampling, folded_stacks_count_every_sample)
 {
-	const char *json = "/tmp/codectl-sampling-folded.json";
-	const char *folded = "/tmp/codectl-sampling.folded";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	char fbuf[256];
+	const char *folded = tmp_path(fbuf, sizeof(fbuf), "stacks.folded");
 	unsigned long total = 0, n;
 	char line[65536], *sp;
 	struct run r;
 	json_t *j;
 	FILE *f;
 
-	unlink(folded);
 	SRUN(&r, "-q", "--json", json, "--folded", folded, "--", SAMPLE_PROG, "blocked");
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	f = fopen(folded, "r");
@@ -174,11 +186,11 @@ Test(sampling, folded_stacks_count_every_sample)
 
 Test(sampling, wall_clock_samples_a_blocked_thread)
 {
-	const char *json = "/tmp/codectl-sampling-wall.json";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
 	json_t *j;
 
-	unlink(json);
 	/* 300 ms in nanosleep, next to no CPU time: only the wall clock sees it */
 	SRUN(&r, "-q", "--clock", "wall", "--freq", "200", "--json-all", json, "--", SAMPLE_PROG,
 	     "sleep");
@@ -194,11 +206,11 @@ Test(sampling, wall_clock_samples_a_blocked_thread)
 /* Wrong SFrame data (RA at CFA-16): every SFrame step disagrees, elfutils sides with libunwind. */
 Test(sampling, check_fails_on_wrong_sframe_with_exit_status_3)
 {
-	const char *json = "/tmp/codectl-sampling-bad.json";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
 	json_t *j;
 
-	unlink(json);
 	run_codectl(&r, (const char *const[]){ "--no-loader-module", "--no-exec-registration",
 		    "-q", "--check", "--json", json, "--", SAMPLE_PROG, "bad-sframe", NULL });
 	cr_assert_eq(r.status, 3, "%d %s", r.status, r.log);
@@ -221,14 +233,14 @@ Test(sampling, check_fails_on_wrong_sframe_with_exit_status_3)
 /* SIGINT to codectl-run: the program dies of it, the report is still written whole. */
 Test(sampling, interrupted_run_writes_complete_files)
 {
-	const char *json = "/tmp/codectl-sampling-int.json";
-	const char *folded = "/tmp/codectl-sampling-int.folded";
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	char fbuf[256];
+	const char *folded = tmp_path(fbuf, sizeof(fbuf), "stacks.folded");
 	int status;
 	pid_t pid;
 	json_t *j;
 
-	unlink(json);
-	unlink(folded);
 	pid = fork();
 	if (pid == 0) {
 		execl(CODECTL_RUN, CODECTL_RUN, "-q", "--no-loader-module", "--json", json,
@@ -245,4 +257,33 @@ Test(sampling, interrupted_run_writes_complete_files)
 		     128 + SIGINT);
 	json_decref(j);
 	cr_assert_eq(access(folded, R_OK), 0);
+}
+
+/* Report paths are checked before the program runs; links are written through, not replaced. */
+Test(sampling, report_paths_checked_first_and_links_kept)
+{
+	char buf[256], target[300], link[300];
+	const char *dir;
+	struct run r;
+	struct stat st;
+	json_t *j;
+
+	SRUN(&r, "--json", "/nonexistent-dir/report.json", "--", SAMPLE_PROG, "blocked");
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.log, "cannot write there"), "%s", r.log);
+	cr_assert_null(r.out && strstr(r.out, "blocked: done") ? r.out : NULL, "the program ran");
+	run_free(&r);
+	dir = tmp_path(buf, sizeof(buf), "");
+	snprintf(target, sizeof(target), "%starget.json", dir);
+	snprintf(link, sizeof(link), "%slink.json", dir);
+	cr_assert_eq(symlink("target.json", link), 0);
+	SRUN(&r, "-q", "--no-crosscheck", "--json", link, "--", SAMPLE_PROG, "blocked");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert(!lstat(link, &st) && S_ISLNK(st.st_mode));
+	j = load(target);
+	/* nothing was cross-checked: no agreement figure */
+	cr_assert(json_is_null(json_object_get(j, "agreement")));
+	cr_assert_eq(count(j, "unchecked"), count(j, "total"));
+	json_decref(j);
+	run_free(&r);
 }
