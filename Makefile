@@ -114,7 +114,7 @@ UNWIND_PTRACE_LIBS := $(shell pkg-config --libs libunwind-ptrace libunwind-gener
 	install clean abi-demo
 .DELETE_ON_ERROR:
 
-all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) $(SAMPLING_DEMO) $(CORPUS_BINS) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) $(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 # Install what is missing when root; otherwise name it and stop.
 deps: $(DEPS_STAMP)
@@ -252,6 +252,7 @@ test: all
 	$(CODECTL_RUN) -q -- $(ABI_BIN)
 	$(E2E_BIN) --jobs 2
 	$(LOADER_BIN) --jobs 2
+	$(CORPUS_TEST) --jobs 2
 
 check: $(DEPS_STAMP)
 	$(MAKE) test

@@ -54,7 +54,8 @@ static const char *reason_of(struct sampler *sm, struct proc *p, struct proc_dwf
 			 emu_source_name(w->ours[w->v.first_difference].source));
 		return sm->reason;
 	case SC_LIBUNWIND_FAILED:
-		snprintf(sm->reason, sizeof(sm->reason), "libunwind: %s", unw_strerror(w->ref_err));
+		snprintf(sm->reason, sizeof(sm->reason), "libunwind: %s", w->ref_err ?
+			 unw_strerror(w->ref_err) : "stopped, as at the end of the stack");
 		return sm->reason;
 	default:
 		break;

@@ -52,3 +52,15 @@ $(CORPUS_NOSF_NOFP): $(CORPUS_DIR)/libcorpus_nosf-nofp.so
 $(CORPUS_NOSF_NOFP): CORPUS_LDLIBS = -L$(CORPUS_DIR) -lcorpus_nosf-nofp -Wl,-rpath,'$$ORIGIN'
 
 $(filter $(CORPUS_DIR)/threads-%,$(CORPUS_BINS)): CORPUS_LDLIBS = -lpthread
+
+# The differential corpus test: every corpus binary under codectl-run --check,
+# its JSON report checked against each program's stack shapes.
+#
+#   $(CORPUS_TEST) --jobs 2
+CORPUS_TEST := $(O)/tests/corpus-tests
+
+$(CORPUS_TEST): tests/corpus/test_corpus.c $(CORPUS_BINS) $(CODECTL_RUN) $(AUDIT_SO) \
+		| $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DCORPUS_DIR='"$(abspath $(CORPUS_DIR))"' $(CFLAGS) $< -o $@ -lcriterion -ljansson
