@@ -212,6 +212,7 @@ static void *restart_worker(void *p)
 static int cmd_restart(const char *mode, int iter)
 {
 	struct restart_state st = { .text = rx_area(4096), .iter = iter };
+	volatile int *quit = NULL;
 	struct sigaction sa = { .sa_handler = on_sig };
 	pthread_t th;
 	pid_t helper = 0;
@@ -223,14 +224,20 @@ static int cmd_restart(const char *mode, int iter)
 	if (!strcmp(mode, "stopcont")) {
 		pid_t self = getpid();
 
+		/* shared: the helper ends with a SIGCONT, never leaving us stopped */
+		quit = mmap(NULL, sizeof(*quit), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			    -1, 0);
+		CHECK(quit != MAP_FAILED);
+		*quit = 0;
 		helper = fork();
 		if (helper == 0) {
-			for (;;) {
+			while (!*quit) {
 				kill(self, SIGSTOP);
 				usleep(200);
 				kill(self, SIGCONT);
 				usleep(300);
 			}
+			_exit(0);
 		}
 	}
 	while (!st.done) {
@@ -239,7 +246,7 @@ static int cmd_restart(const char *mode, int iter)
 		usleep(50);
 	}
 	if (helper) {
-		kill(helper, SIGKILL);
+		*quit = 1;
 		waitpid(helper, NULL, 0);
 	}
 	CHECK(pthread_join(th, NULL) == 0);
