@@ -100,8 +100,10 @@ static void print_counts(struct supervisor *s, struct sample_stats *st)
 		fprintf(s->log, ", %lu at the program's own SIGPROF", st->programs_own);
 	fprintf(s->log, "\n");
 	if (st->waited)
-		fprintf(s->log, "  %lu samples waited while SIGPROF was blocked (longest %.1f ms)\n",
-			st->waited, (double)st->waited_max_ns / 1e6);
+		fprintf(s->log, "  %lu samples came over a period late (SIGPROF blocked%s; longest "
+				"%.1f ms)\n", st->waited, sm->trig.kind == TRIGGER_PERF ?
+				", or periods spent in the kernel skipped" : "",
+			(double)st->waited_max_ns / 1e6);
 	fprintf(s->log, "  freeze per sample: median %.1f us, max %.1f us\n",
 		(double)stats_freeze_percentile(st, 50) / 1e3,
 		(double)stats_freeze_percentile(st, 100) / 1e3);
