@@ -152,13 +152,22 @@ static void on_sig(int sig)
 static int cmd_wait_signal(void)
 {
 	struct sigaction sa = { .sa_handler = on_sig };
+	sigset_t block, old;
 
+	/*
+	 * Blocked until sigsuspend(): a signal taken between the test of
+	 * "got" and pause() would leave pause() waiting for good.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	printf("ready\n");
 	fflush(stdout);
 	while (!got)
-		pause();
+		sigsuspend(&old);
 	return 40 + got;	/* 55 for SIGTERM, 41 for SIGHUP */
 }
 
