@@ -163,8 +163,8 @@ void ref_unwinder_flush(struct ref_unwinder *r)
 		unw_flush_cache(r->as, 0, 0);
 }
 
-int ref_unwind(struct ref_unwinder *r, struct sample_mem *mem, const struct sample *smp,
-	       uint64_t *ips, unsigned int max, unsigned int *n)
+static int walk(struct ref_unwinder *r, struct sample_mem *mem, const struct sample *smp,
+		uint64_t *ips, unsigned int max, unsigned int *n)
 {
 	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .mem = mem, .smp = smp, .upt = r->upt };
 	unw_cursor_t cur;
@@ -183,4 +183,27 @@ int ref_unwind(struct ref_unwinder *r, struct sample_mem *mem, const struct samp
 			break;
 	}
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * libunwind-ptrace keeps the ELF image of the last object it looked up in
+ * the UPT_info; a walk that ends at frame 0 is tried once more with that
+ * state and the address space's cache dropped.
+ */
+int ref_unwind(struct ref_unwinder *r, struct sample_mem *mem, const struct sample *smp,
+	       uint64_t *ips, unsigned int max, unsigned int *n)
+{
+	int ret = walk(r, mem, smp, ips, max, n);
+	void *fresh;
+
+	if (*n > 1 || max < 2)
+		return ret;
+	fresh = _UPT_create(r->pid);
+	if (!fresh)
+		return ret;
+	_UPT_destroy(r->upt);
+	r->upt = fresh;
+	unw_flush_cache(r->as, 0, 0);
+	r->retries++;
+	return walk(r, mem, smp, ips, max, n);
 }

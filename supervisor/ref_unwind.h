@@ -24,6 +24,7 @@ struct ref_unwinder {
 	void *as;
 	void *upt;
 	pid_t pid;
+	unsigned long retries;	/* walks tried again with fresh state */
 };
 
 /**

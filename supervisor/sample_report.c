@@ -128,9 +128,13 @@ static void print_counts(struct supervisor *s, struct sample_stats *st)
 		fprintf(s->log, "  the kernel's lookup of callers at their return address (not at RA-1) "
 				"%s %lu stacks\n", s->opts.strict ? "changed" : "would change",
 			st->strict_changed);
-	fprintf(s->log, "  cost per sample: our unwind %.1f us, libunwind %.1f us%s",
-		per(st->ours_ns, st->total), per(st->ref_ns, st->n_ref_walks),
-		st->n_elf_walks ? "" : "\n");
+	fprintf(s->log, "  cost per sample: our unwind %.1f us, libunwind %.1f us", per(st->ours_ns,
+		st->total), per(st->ref_ns, st->n_ref_walks));
+	if (st->ref_retries)
+		fprintf(s->log, " (%lu walks ending at frame 0 retried with fresh libunwind-ptrace "
+				"state)", st->ref_retries);
+	if (!st->n_elf_walks)
+		fprintf(s->log, "\n");
 	if (st->n_elf_walks)
 		fprintf(s->log, ", elfutils %.1f us\n", per(st->elf_ns, st->n_elf_walks));
 }

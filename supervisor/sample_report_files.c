@@ -172,7 +172,7 @@ static json_t *run_json(struct supervisor *s, int exit_status)
 
 static json_t *cost_json(struct sample_stats *st)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
+	json_t *o = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
 			 "freeze_median_us", (double)stats_freeze_percentile(st, 50) / 1e3,
 			 "freeze_p99_us", (double)stats_freeze_percentile(st, 99) / 1e3,
 			 "freeze_max_us", (double)stats_freeze_percentile(st, 100) / 1e3,
@@ -181,6 +181,10 @@ static json_t *cost_json(struct sample_stats *st)
 				(double)st->ref_ns / st->n_ref_walks / 1e3 : 0.0,
 			 "elfutils_per_walk_us", st->n_elf_walks ?
 				(double)st->elf_ns / st->n_elf_walks / 1e3 : 0.0);
+
+	if (o)
+		json_object_set_new(o, "libunwind_retries", json_integer((json_int_t)st->ref_retries));
+	return o;
 }
 
 static int write_json(struct supervisor *s, FILE *f, int exit_status)

@@ -72,6 +72,7 @@ struct sample_stats {
 	size_t capfreeze;
 	uint64_t ours_ns, ref_ns, elf_ns;
 	unsigned long n_ref_walks, n_elf_walks;
+	unsigned long ref_retries;	/* libunwind walks tried again with fresh state */
 	void *objects;		/* tsearch: struct stats_object by name */
 	void *places;		/* tsearch: struct stats_place by key */
 	void *folded;		/* tsearch: struct stats_folded by stack */

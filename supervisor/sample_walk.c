@@ -108,7 +108,10 @@ static void walk_references(struct supervisor *s, struct proc_unwinders *u,
 
 	if (!s->opts.crosscheck || u->ref_err)
 		return;
+	unsigned long retries = u->ref.retries;
+
 	w->ref_err = ref_unwind(&u->ref, &sm->mem, smp, sm->ref, s->opts.max_frames, &w->n_ref);
+	sm->stats.ref_retries += u->ref.retries - retries;
 	w->ref = sm->ref;
 	w->have_ref = true;
 	sm->stats.ref_ns += sv_now_ns() - t0;
