@@ -30,11 +30,11 @@
 #include "supervisor/ref_unwind.h"
 #include "supervisor/remote_mem.h"
 #include "supervisor/sample_mem.h"
+#include "tests/lib/self_sframe.h"
 
 #define NSAMPLES 200
 #define MAX_FRAMES 128
 #define STACK_BYTES (64u << 10)
-#define PT_GNU_SFRAME 0x6474e554
 
 static double now_ns(void)
 {
@@ -109,25 +109,6 @@ struct bench {
 	unsigned int reps;
 };
 
-static int find_exe(struct dl_phdr_info *i, size_t size, void *data)
-{
-	struct code_sframe_info *info = data;
-
-	(void)size;
-	for (int k = 0; k < i->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
-
-		if (ph->p_type == PT_GNU_SFRAME) {
-			info->sframe_start = i->dlpi_addr + ph->p_vaddr;
-			info->sframe_end = info->sframe_start + ph->p_memsz;
-		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			info->text_start = i->dlpi_addr + ph->p_vaddr;
-			info->text_end = info->text_start + ph->p_memsz;
-		}
-	}
-	return 1;
-}
-
 /* The child is a fork: our own .sframe, at our own addresses, describes it. */
 static int register_exe(struct bench *b)
 {
@@ -138,7 +119,7 @@ static int register_exe(struct bench *b)
 	struct emu_call_result res;
 	int err;
 
-	dl_iterate_phdr(find_exe, &exe);
+	self_sframe(&exe);
 	if (!exe.sframe_start || proc_maps_read(getpid(), &maps))
 		return -1;
 	err = emu_register_exec_sframe(&p, &sp, &exe, &res);
@@ -155,6 +136,7 @@ static void capture_one(struct bench *b, struct captured *c)
 	s->tid = s->tgid = b->child;
 	s->stack = c->stack;
 	ptrace(PTRACE_GETREGS, b->child, 0, &s->regs);
+	sample_set_dwarf_regs(s);
 	s->stack_start = s->regs.rsp - SAMPLE_RED_ZONE;
 	local = (struct iovec){ .iov_base = c->stack, .iov_len = sizeof(c->stack) };
 	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)s->stack_start,

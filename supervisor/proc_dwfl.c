@@ -300,15 +300,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct user_regs_struct *r = &((struct proc_dwfl *)arg)->walk_smp->regs;
-	/* DWARF numbers 0-16: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, return address */
-	Dwarf_Word regs[17] = {
-		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
-	};
+	const struct sample *smp = ((struct proc_dwfl *)arg)->walk_smp;
 
-	dwfl_thread_state_register_pc(thread, r->rip);
-	return dwfl_thread_state_registers(thread, 0, 17, regs);
+	dwfl_thread_state_register_pc(thread, smp->regs.rip);
+	return dwfl_thread_state_registers(thread, 0, SAMPLE_DWARF_REGS, smp->dwarf);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {

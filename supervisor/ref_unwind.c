@@ -49,19 +49,6 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 	return read_word(arg, addr, val);
 }
 
-/* libunwind's x86-64 register numbers are DWARF's: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
-static int reg_value(const struct user_regs_struct *r, unw_regnum_t reg, unw_word_t *val)
-{
-	const unsigned long long v[] = {
-		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
-	};
-
-	if (reg < 0 || (size_t)reg >= sizeof(v) / sizeof(v[0]))
-		return -UNW_EBADREG;
-	*val = v[reg];
-	return 0;
-}
 
 static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
 		      void *arg)
@@ -69,9 +56,11 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, in
 	struct ref_ctx *c = arg;
 
 	(void)as;
-	if (write || c->magic != REF_CTX_MAGIC)
+	/* libunwind's x86-64 register numbers are DWARF's, RIP included */
+	if (write || c->magic != REF_CTX_MAGIC || reg < 0 || reg >= SAMPLE_DWARF_REGS)
 		return -UNW_EBADREG;
-	return reg_value(&c->smp->regs, reg, val);
+	*val = c->smp->dwarf[reg];
+	return 0;
 }
 
 static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,

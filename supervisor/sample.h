@@ -14,10 +14,15 @@
 /* Bytes below SP copied too: the x86-64 red zone. */
 #define SAMPLE_RED_ZONE 128
 
+/* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, RA (rip). */
+#define SAMPLE_DWARF_REGS 17
+
 /**
  * struct sample - what the stop captured
  * @tid, @tgid: the thread and its process
  * @regs: its general registers (PTRACE_GETREGS)
+ * @dwarf: the same by DWARF number, as every unwinder wants them
+ *	(sample_set_dwarf_regs())
  * @stack_start: tracee address of @stack[0] (SP - SAMPLE_RED_ZONE)
  * @stack, @stack_len: the copy, @stack_len bytes (owned by the sample queue)
  * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
@@ -28,6 +33,7 @@ struct sample {
 	pid_t tid;
 	pid_t tgid;
 	struct user_regs_struct regs;
+	uint64_t dwarf[SAMPLE_DWARF_REGS];
 	uint64_t stack_start;
 	uint8_t *stack;
 	size_t stack_len;
@@ -35,5 +41,18 @@ struct sample {
 	uint64_t waited_ns;
 	bool programs_own;
 };
+
+/** sample_set_dwarf_regs() - fill @s->dwarf from @s->regs. */
+static inline void sample_set_dwarf_regs(struct sample *s)
+{
+	const struct user_regs_struct *r = &s->regs;
+	const uint64_t v[SAMPLE_DWARF_REGS] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
+	};
+
+	for (unsigned int i = 0; i < SAMPLE_DWARF_REGS; i++)
+		s->dwarf[i] = v[i];
+}
 
 #endif /* SUPERVISOR_SAMPLE_H */

@@ -9,17 +9,12 @@
 #include "sampler.h"
 #include "supervisor.h"
 
-static void to_emu_regs(const struct user_regs_struct *r, struct emu_regs *e)
+static void to_emu_regs(const struct sample *smp, struct emu_regs *e)
 {
-	const unsigned long long dwarf[17] = {
-		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
-	};
-
-	*e = (struct emu_regs){ .ip = r->rip, .sp = r->rsp, .fp = r->rbp };
-	for (unsigned int i = 0; i < 17; i++)
-		e->gpr[i] = dwarf[i];
-	e->gpr_valid = (1u << 17) - 1;
+	*e = (struct emu_regs){ .ip = smp->regs.rip, .sp = smp->regs.rsp, .fp = smp->regs.rbp };
+	for (unsigned int i = 0; i < SAMPLE_DWARF_REGS; i++)
+		e->gpr[i] = smp->dwarf[i];
+	e->gpr_valid = (1u << SAMPLE_DWARF_REGS) - 1;
 }
 
 static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
@@ -152,7 +147,7 @@ void sample_walk(struct supervisor *s, const struct sample *smp)
 	sample_mem_init(&sm->mem, smp);
 	proc_dwfl_new_sample(&p->unwinders->dwfl);
 	acc = sample_mem_accessor(&sm->mem);
-	to_emu_regs(&smp->regs, &regs);
+	to_emu_regs(smp, &regs);
 	t0 = sv_now_ns();
 	if (emu_unwind(p->as->registry, &acc, &regs, &sm->uopts, sm->ours, &res)) {
 		stats_drop(&sm->stats);

@@ -171,6 +171,7 @@ void sampler_on_sigprof(struct supervisor *s, pid_t tid)
 	smp->programs_own = !ours;
 	ptrace(PTRACE_CONT, tid, 0, ours ? 0L : (long)SIGPROF);
 	smp->freeze_ns = sv_now_ns() - t0;
+	sample_set_dwarf_regs(smp);
 	/* after resuming: the count moved by at most the freeze */
 	smp->waited_ns = ours ? trigger_waited_ns(&sm->trig, th, t0) : 0;
 	if (ok)
