@@ -201,15 +201,15 @@ $(ABI_DEMO): tests/demo/abi_demo.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@
 
-$(E2E_PROG): tests/e2e/e2e_prog.c | $(DEPS_STAMP)
+$(E2E_PROG): tests/e2e/e2e_prog.c tests/lib/self_sframe.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
+	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
 
 # A program that is hard to sample (garbage frame pointer, unmapped code, ...).
 SAMPLE_PROG := $(O)/tests/sample-prog
-$(SAMPLE_PROG): tests/e2e/sample_prog.c | $(DEPS_STAMP)
+$(SAMPLE_PROG): tests/e2e/sample_prog.c tests/lib/self_sframe.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
+	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
 
 $(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/run_helper.c \
 		$(SAMPLE_PROG) | $(DEPS_STAMP)

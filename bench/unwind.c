@@ -21,11 +21,11 @@
 #include "emu/emu.h"
 #include "supervisor/proc_maps.h"
 #include "supervisor/remote_mem.h"
+#include "tests/lib/self_sframe.h"
 
 #define NSTACKS 8
 #define MAX_FRAMES 64
 #define STACK_COPY (32 * 1024)
-#define PT_GNU_SFRAME 0x6474e554
 
 struct sample {
 	struct emu_regs regs;
@@ -94,25 +94,6 @@ __attribute__((noinline, noclone)) static int chain(struct bench *b, struct samp
 	return r + 1;
 }
 
-static int find_exe(struct dl_phdr_info *i, size_t size, void *data)
-{
-	struct code_sframe_info *info = data;
-
-	(void)size;
-	for (int k = 0; k < i->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
-
-		if (ph->p_type == PT_GNU_SFRAME) {
-			info->sframe_start = i->dlpi_addr + ph->p_vaddr;
-			info->sframe_end = info->sframe_start + ph->p_memsz;
-		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			info->text_start = i->dlpi_addr + ph->p_vaddr;
-			info->text_end = info->text_start + ph->p_memsz;
-		}
-	}
-	return 1;	/* the main program only */
-}
-
 static int register_exe(struct bench *b)
 {
 	struct emu_mappings maps = { 0 };
@@ -121,7 +102,7 @@ static int register_exe(struct bench *b)
 	struct emu_call_result res;
 	int err;
 
-	dl_iterate_phdr(find_exe, &b->exe);
+	self_sframe(&b->exe);
 	if (!b->exe.sframe_start || proc_maps_read(getpid(), &maps)) {
 		fprintf(stderr, "bench/unwind: no PT_GNU_SFRAME in this program\n");
 		return -1;

@@ -27,7 +27,8 @@ corpus: $(CORPUS_BINS) $(CORPUS_LIBS)
 
 # $(CORPUS_DIR)/NAME-VARIANT from tests/corpus/src/NAME.c
 define corpus_variant_rule
-$$(CORPUS_DIR)/%-$(1): tests/corpus/src/%.c tests/corpus/corpus.mk | $$(DEPS_STAMP)
+$$(CORPUS_DIR)/%-$(1): tests/corpus/src/%.c tests/corpus/src/corpus.h \
+		tests/corpus/corpus.mk | $$(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CORPUS_CFLAGS) $$(corpus_flags_$(1)) -Wa,--gsframe $$< -o $$@ $$(CORPUS_LDLIBS)
 endef

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <codectl.h>
 
+#include "self_sframe.h"
+
 #define CHECK(cond)                                                                      \
 	do {                                                                             \
 		if (!(cond)) {                                                           \
@@ -302,25 +304,6 @@ static int cmd_fd_scan(void)
 	return 0;
 }
 
-static int find_self(struct dl_phdr_info *i, size_t size, void *data)
-{
-	struct code_sframe_info *s = data;
-
-	(void)size;
-	for (int k = 0; k < i->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
-
-		if (ph->p_type == 0x6474e554) {
-			s->sframe_start = i->dlpi_addr + ph->p_vaddr;
-			s->sframe_end = s->sframe_start + ph->p_memsz;
-		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			s->text_start = i->dlpi_addr + ph->p_vaddr;
-			s->text_end = s->text_start + ph->p_memsz;
-		}
-	}
-	return 1;
-}
-
 /* "eexist": exec already registered this program's .sframe; "ok": it did not. */
 static int cmd_self_register(const char *expect)
 {
@@ -328,7 +311,7 @@ static int cmd_self_register(const char *expect)
 	int want = strcmp(expect, "eexist") ? 0 : EEXIST;
 	long r;
 
-	dl_iterate_phdr(find_self, &s);
+	self_sframe(&s);
 	CHECK(s.sframe_start && s.text_start);
 	r = codectl(CODE_REGISTER_SFRAME, &s, sizeof(s), 0);
 	CHECK(want ? r == -1 && errno == want : r == 0);

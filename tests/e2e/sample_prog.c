@@ -27,6 +27,8 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "self_sframe.h"
+
 static double cpu_seconds(void)
 {
 	struct timespec ts;
@@ -178,28 +180,8 @@ __attribute__((noipa)) static int sleep_a_while(void)
 	return 0;
 }
 
-#define PT_GNU_SFRAME 0x6474e554
 #define SF_V1_HEADER 28		/* SFrame v1 header size, before the aux header */
 #define SF_V1_FDE 17		/* v1 FDE size */
-
-static int find_self(struct dl_phdr_info *i, size_t size, void *data)
-{
-	struct code_sframe_info *s = data;
-
-	(void)size;
-	for (int k = 0; k < i->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &i->dlpi_phdr[k];
-
-		if (ph->p_type == PT_GNU_SFRAME) {
-			s->sframe_start = i->dlpi_addr + ph->p_vaddr;
-			s->sframe_end = s->sframe_start + ph->p_memsz;
-		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			s->text_start = i->dlpi_addr + ph->p_vaddr;
-			s->text_end = s->text_start + ph->p_memsz;
-		}
-	}
-	return 1;
-}
 
 static uint32_t u32_at(const uint8_t *p)
 {
@@ -242,7 +224,7 @@ static int bad_sframe(void)
 	struct code_sframe_info s = { 0 };
 	uint8_t *copy;
 
-	dl_iterate_phdr(find_self, &s);
+	self_sframe(&s);
 	copy = s.sframe_start ? corrupt_copy(&s) : NULL;
 	if (!copy)
 		return 1;

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "corpus.h"
+
 #define RUN_NS		500000000LL	/* total run time */
 #define SLEEP_NS	1000000L	/* one nanosleep */
 #define READ_NS		1000000L	/* timerfd expiry */
@@ -28,31 +30,6 @@
 #define LEVELS		9
 
 /* Never inlined, cloned or merged: the tests match these names. */
-#define noipa __attribute__((__noipa__))
-
-static volatile unsigned long sink;
-static struct timespec t0;
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t.tv_nsec - t0.tv_nsec);
-}
-
-/* Spin in the calling function until now_ns() >= @end. */
-#define SPIN_UNTIL(end)							\
-	do {								\
-		unsigned long spin_i_;					\
-									\
-		for (spin_i_ = 1;; spin_i_++) {				\
-			sink += spin_i_;				\
-			if (!(spin_i_ & 4095) && now_ns() >= (end))	\
-				break;					\
-		}							\
-	} while (0)
 
 static noipa void sleep_leaf(void)
 {
@@ -118,6 +95,6 @@ static noipa int run(void)
 
 int main(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	corpus_start();
 	return run() ? 1 : 0;
 }

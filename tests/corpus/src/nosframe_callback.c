@@ -19,13 +19,14 @@
  */
 #include <time.h>
 
+#include "corpus.h"
+
 /* Round lengths are off any tick multiple, so tick-driven samples do not phase-lock. */
 #define RUN_NS		500000000LL	/* total run time */
 #define CALL_NS		970000LL	/* one callback */
 #define CALLS_PER_ENTRY	10		/* callbacks per nosf_iterate */
 
 /* Never inlined, cloned or merged: the tests match these names. */
-#define noipa __attribute__((__noipa__))
 
 typedef int (*nosf_cb_t)(void *arg, unsigned long i);
 
@@ -36,30 +37,6 @@ struct cb_state {
 	long long mid, end;
 	unsigned long seen;
 };
-
-static volatile unsigned long sink;
-static struct timespec t0;
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t.tv_nsec - t0.tv_nsec);
-}
-
-/* Spin in the calling function until now_ns() >= @end. */
-#define SPIN_UNTIL(end)							\
-	do {								\
-		unsigned long spin_i_;					\
-									\
-		for (spin_i_ = 1;; spin_i_++) {				\
-			sink += spin_i_;				\
-			if (!(spin_i_ & 4095) && now_ns() >= (end))	\
-				break;					\
-		}							\
-	} while (0)
 
 static noipa void callback_spin(struct cb_state *st)
 {
@@ -100,7 +77,7 @@ static noipa void run(void)
 
 int main(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	corpus_start();
 	run();
 	return 0;
 }

@@ -28,38 +28,16 @@
  */
 #include <time.h>
 
+#include "corpus.h"
+
 /* Round lengths are off any tick multiple, so tick-driven samples do not phase-lock. */
 #define RUN_NS		500000000LL	/* total run time */
 #define SLICE_NS	14300000LL	/* one trip down the chain */
 
 /* Never inlined, cloned or merged: the tests match these names. */
-#define noipa __attribute__((__noipa__))
 
-static volatile unsigned long sink;
-static struct timespec t0;
 /* Thirds of the current round. */
 static long long t1, t2, t3;
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t.tv_nsec - t0.tv_nsec);
-}
-
-/* Spin in the calling function until now_ns() >= @end. */
-#define SPIN_UNTIL(end)							\
-	do {								\
-		unsigned long spin_i_;					\
-									\
-		for (spin_i_ = 1;; spin_i_++) {				\
-			sink += spin_i_;				\
-			if (!(spin_i_ & 4095) && now_ns() >= (end))	\
-				break;					\
-		}							\
-	} while (0)
 
 static noipa unsigned long realign_callee(volatile int *buf)
 {
@@ -112,7 +90,7 @@ static noipa void run(void)
 
 int main(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	corpus_start();
 	run();
 	return 0;
 }

@@ -15,38 +15,16 @@
 #include <setjmp.h>
 #include <time.h>
 
+#include "corpus.h"
+
 /* Round lengths are off any tick multiple, so tick-driven samples do not phase-lock. */
 #define RUN_NS		500000000LL	/* total run time */
 #define DIVE_NS		7700000LL	/* time at the bottom of each dive */
 #define BETWEEN_NS	1900000LL	/* time between dives */
 
 /* Never inlined, cloned or merged: the tests match these names. */
-#define noipa __attribute__((__noipa__))
 
-static volatile unsigned long sink;
-static struct timespec t0;
 static jmp_buf env;
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t.tv_nsec - t0.tv_nsec);
-}
-
-/* Spin in the calling function until now_ns() >= @end. */
-#define SPIN_UNTIL(end)							\
-	do {								\
-		unsigned long spin_i_;					\
-									\
-		for (spin_i_ = 1;; spin_i_++) {				\
-			sink += spin_i_;				\
-			if (!(spin_i_ & 4095) && now_ns() >= (end))	\
-				break;					\
-		}							\
-	} while (0)
 
 static long long until(long long delta)
 {
@@ -93,7 +71,7 @@ static noipa void run(void)
 
 int main(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	corpus_start();
 	run();
 	return 0;
 }

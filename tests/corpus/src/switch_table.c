@@ -23,24 +23,14 @@
  */
 #include <time.h>
 
+#include "corpus.h"
+
 #define RUN_NS		500000000LL	/* total run time */
 #define NR_OPS		256		/* length of the opcode stream */
 
 /* Never inlined, cloned or merged: the tests match these names. */
-#define noipa __attribute__((__noipa__))
 
-static volatile unsigned long sink;
-static struct timespec t0;
 static unsigned char ops[NR_OPS];
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t.tv_nsec - t0.tv_nsec);
-}
 
 static noipa unsigned long op_helper(unsigned long x)
 {
@@ -220,7 +210,7 @@ static noipa void run(void)
 
 int main(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	corpus_start();
 	run();
 	return 0;
 }

@@ -21,37 +21,15 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "corpus.h"
+
 #define RUN_NS		500000000LL	/* total run time */
 #define BETA_DEPTH	20
 #define DELTA_DEPTH	6
 
 /* Never inlined, cloned or merged: the tests match these names. */
-#define noipa __attribute__((__noipa__))
 
-static volatile unsigned long sink;
-static struct timespec t0;
 static pthread_barrier_t start_line;
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t.tv_nsec - t0.tv_nsec);
-}
-
-/* Spin in the calling function until now_ns() >= @end. */
-#define SPIN_UNTIL(end)							\
-	do {								\
-		unsigned long spin_i_;					\
-									\
-		for (spin_i_ = 1;; spin_i_++) {				\
-			sink += spin_i_;				\
-			if (!(spin_i_ & 4095) && now_ns() >= (end))	\
-				break;					\
-		}							\
-	} while (0)
 
 /* alpha: a straight chain of distinct functions */
 
@@ -208,7 +186,7 @@ static noipa void run(void)
 
 int main(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	corpus_start();
 	run();
 	return 0;
 }

@@ -13,37 +13,15 @@
 #include <stdarg.h>
 #include <time.h>
 
+#include "corpus.h"
+
 /* Round lengths are off any tick multiple, so tick-driven samples do not phase-lock. */
 #define RUN_NS		500000000LL	/* total run time */
 #define SLICE_NS	9700000LL	/* one trip down the chain */
 
 /* Never inlined, cloned or merged: the tests match these names. */
-#define noipa __attribute__((__noipa__))
 
-static volatile unsigned long sink;
-static struct timespec t0;
 static long long slice_mid, slice_end;
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t.tv_nsec - t0.tv_nsec);
-}
-
-/* Spin in the calling function until now_ns() >= @end. */
-#define SPIN_UNTIL(end)							\
-	do {								\
-		unsigned long spin_i_;					\
-									\
-		for (spin_i_ = 1;; spin_i_++) {				\
-			sink += spin_i_;				\
-			if (!(spin_i_ & 4095) && now_ns() >= (end))	\
-				break;					\
-		}							\
-	} while (0)
 
 /* Consumes @n longs then one double from @ap, then spins. */
 static noipa unsigned long va_leaf_spin(int n, va_list ap)
@@ -126,7 +104,7 @@ static noipa void run(void)
 
 int main(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	corpus_start();
 	run();
 	return 0;
 }
