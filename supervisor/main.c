@@ -174,11 +174,6 @@ static void event_loop(struct supervisor *s)
 	}
 }
 
-/*
- * The program's exit status; if a signal killed it, die by the same signal
- * (we are not dumpable: no core), so a shell or a parent sees what it would
- * have seen without codectl-run; 128+N if that fails.
- */
 /* The report, the files, and --check's verdict (exit status 3). */
 static void finish_sampling(struct supervisor *s)
 {
@@ -193,6 +188,11 @@ static void finish_sampling(struct supervisor *s)
 	s->check_failed = s->opts.check && s->sampler->stats.check_failures;
 }
 
+/*
+ * The program's exit status; if a signal killed it, die by the same signal
+ * (we are not dumpable: no core), so a shell or a parent sees what it would
+ * have seen without codectl-run; 128+N if that fails.
+ */
 static int exit_status(const struct supervisor *s)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };

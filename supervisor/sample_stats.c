@@ -171,8 +171,9 @@ static unsigned int blamed_frame(const struct sample_walks *w)
 	return 0;
 }
 
-static void add_place(struct sample_stats *st, const struct sample_walks *w, json_t *example,
-		      stats_symbol_fn sym, void *ctx)
+/* Count @w at its place; the place, with its example still to set when it is new. */
+static struct stats_place *add_place(struct sample_stats *st, const struct sample_walks *w,
+				     stats_symbol_fn sym, void *ctx)
 {
 	unsigned int b = blamed_frame(w);
 	const char *text = b < w->n ? sym(ctx, w->ours[b].ip, b > 0) : NULL;
@@ -184,14 +185,14 @@ static void add_place(struct sample_stats *st, const struct sample_walks *w, jso
 		 w->reason ? w->reason : "");
 	p = entry(&st->places, key, sizeof(*p));
 	if (!p)
-		return;
+		return NULL;
 	if (!p->count++) {
 		p->cls = w->v.cls;
 		p->function = strdup(fn);
 		p->reason = strchr(strchr(p->key, '\t') + 1, '\t') + 1;
-		p->example = json_incref(example);
 	}
 	p->side[w->v.side]++;
+	return p;
 }
 
 static void add_folded(struct sample_stats *st, const struct sample_walks *w,
@@ -261,21 +262,28 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	       stats_symbol_fn sym, void *sym_ctx, bool folded)
 {
 	bool disagrees = w->v.cls != SC_MATCH && w->v.cls != SC_UNCHECKED;
+	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
+	struct stats_place *place = NULL;
 	json_t *j = NULL;
 
 	add_counts(st, w);
 	add_object(st, w, object);
 	if (folded)
 		add_folded(st, w, sym, sym_ctx);
-	if (disagrees || st->stacks)
-		j = sample_json(w, sym, sym_ctx);
 	if (disagrees) {
 		st->disagreements_total++;
-		add_place(st, w, j, sym, sym_ctx);
-		if (json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS)
-			json_array_append(st->disagreements, j);
+		place = add_place(st, w, sym, sym_ctx);
 	}
-	if (st->stacks && j)
+	/* every frame symbolized: only for a sample that is kept */
+	if (keep || st->stacks || (place && !place->example))
+		j = sample_json(w, sym, sym_ctx);
+	if (!j)
+		return;
+	if (place && !place->example)
+		place->example = json_incref(j);
+	if (keep)
+		json_array_append(st->disagreements, j);
+	if (st->stacks)
 		json_array_append(st->stacks, j);
 	json_decref(j);
 }
