@@ -80,6 +80,8 @@ LOADER_BIN := $(O)/tests/loader-tests
 # The differential corpus and the sampling demo (make demo): their own fragments.
 include tests/corpus/corpus.mk
 include tests/demo/demo.mk
+# The example JIT (make demo-jit) and the JIT end-to-end tests.
+include tests/jit/jit.mk
 
 # The ABI demo: a program that calls codectl(2) itself (make abi-demo).
 ABI_DEMO := $(O)/tests/abi-demo
@@ -97,6 +99,8 @@ FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 25
 
 BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample
+# bench/jit: its own fragment (a JIT writer program and the lookup benchmark).
+include bench/jit.mk
 # bench/startup: a program linked against 20 libraries with .sframe.
 STARTUP_DIR := $(O)/bench/startup.d
 STARTUP_NUMS := 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20
@@ -111,10 +115,10 @@ UNWIND_PTRACE_CFLAGS := $(shell pkg-config --cflags libunwind-ptrace 2>/dev/null
 UNWIND_PTRACE_LIBS := $(shell pkg-config --libs libunwind-ptrace libunwind-generic 2>/dev/null)
 
 .PHONY: all deps check test test-unit test-diff test-live fuzz fuzz-smoke bench demo \
-	install clean abi-demo
+	install clean abi-demo demo-jit
 .DELETE_ON_ERROR:
 
-all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) $(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) $(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 # Install what is missing when root; otherwise name it and stop.
 deps: $(DEPS_STAMP)
@@ -253,6 +257,7 @@ test: all
 	$(E2E_BIN) --jobs 2
 	$(LOADER_BIN) --jobs 2
 	$(CORPUS_TEST) --jobs 2
+	$(JIT_TEST) --jobs 2
 
 check: $(DEPS_STAMP)
 	$(MAKE) test
@@ -319,6 +324,7 @@ bench: $(BENCH_BINS)
 	$(O)/bench/syscall
 	$(O)/bench/startup
 	$(O)/bench/sample
+	$(O)/bench/jit
 
 demo: all
 	$(CODECTL_RUN) -- $(SAMPLING_DEMO)

@@ -5,6 +5,7 @@
  * inconsistency is reported as -EINVAL, never trusted.
  */
 #include <linux/codectl.h>
+#include <stdbool.h>
 
 #include "jit.h"
 
@@ -79,10 +80,20 @@ static int read_entry(const struct emu_accessor *mem, const struct jit_table *t,
 	return emu_read(mem, addr, e, CODE_JIT_FRE_SIZE_VER0) ? -EINVAL : 0;
 }
 
-/* Last entry with ip_off <= @off in [0, n); entries must be seen in order. */
+static int fail(enum emu_jit_fault *fault, enum emu_jit_fault why)
+{
+	*fault = why;
+	return -EINVAL;
+}
+
+/*
+ * Last entry with ip_off <= @off among [1, n - 1) given @first and @last
+ * (@off is below last->ip_off); every entry read must lie strictly between
+ * the neighbours that bound it (ip_off increases from entry to entry).
+ */
 static int search_table(const struct emu_accessor *mem, const struct jit_table *t, uint32_t off,
 			const struct code_jit_unwind_fre *first, const struct code_jit_unwind_fre *last,
-			uint64_t *idx, struct code_jit_unwind_fre *found)
+			uint64_t *idx, struct code_jit_unwind_fre *found, enum emu_jit_fault *fault)
 {
 	uint64_t lo = 1, hi = t->n - 1;
 	uint32_t lo_off = first->ip_off, hi_off = last->ip_off;
@@ -90,16 +101,13 @@ static int search_table(const struct emu_accessor *mem, const struct jit_table *
 
 	*found = *first;
 	*idx = 0;
-	if (off >= last->ip_off) {
-		*found = *last;
-		*idx = t->n - 1;
-		return 0;
-	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (read_entry(mem, t, mid, &e) || e.ip_off < lo_off || e.ip_off > hi_off)
-			return -EINVAL;
+		if (read_entry(mem, t, mid, &e))
+			return fail(fault, EMU_JIT_ENTRY_UNREADABLE);
+		if (e.ip_off <= lo_off || e.ip_off >= hi_off)
+			return fail(fault, EMU_JIT_UNSORTED);
 		if (e.ip_off <= off) {
 			*found = e;
 			*idx = mid;
@@ -115,15 +123,20 @@ static int search_table(const struct emu_accessor *mem, const struct jit_table *
 
 /* The entry after @idx must start at or after the end of the found one. */
 static int check_no_overlap(const struct emu_accessor *mem, const struct jit_table *t,
-			    uint64_t idx, const struct code_jit_unwind_fre *e)
+			    uint64_t idx, const struct code_jit_unwind_fre *e,
+			    enum emu_jit_fault *fault)
 {
 	struct code_jit_unwind_fre next;
 
 	if (idx + 1 >= t->n)
 		return 0;
 	if (read_entry(mem, t, idx + 1, &next))
-		return -EINVAL;
-	return (uint64_t)e->ip_off + e->size > next.ip_off ? -EINVAL : 0;
+		return fail(fault, EMU_JIT_ENTRY_UNREADABLE);
+	if (next.ip_off <= e->ip_off)
+		return fail(fault, EMU_JIT_UNSORTED);
+	if ((uint64_t)e->ip_off + e->size > next.ip_off)
+		return fail(fault, EMU_JIT_OVERLAP);
+	return 0;
 }
 
 static void entry_rule(const struct code_jit_unwind_fre *e, const struct emu_arch_info *arch,
@@ -144,50 +157,130 @@ static void entry_rule(const struct code_jit_unwind_fre *e, const struct emu_arc
 		rule->fp = (struct emu_loc_rule){ .kind = EMU_LOC_CFA_DEREF, .off = e->fp_off };
 }
 
-/* Look @off up in one table; -ENOENT to go on with the next, 1 when past it. */
+/* Where the previous tables ended: their last entry's start and end offsets. */
+struct chain_pos {
+	bool any;
+	uint64_t last_start;
+	uint64_t end;
+};
+
+/* A table's first and last entries, in order after the tables before it. */
+static int table_bounds(const struct emu_accessor *mem, const struct jit_table *t,
+			const struct chain_pos *pos, struct code_jit_unwind_fre *first,
+			struct code_jit_unwind_fre *last, enum emu_jit_fault *fault)
+{
+	if (read_entry(mem, t, 0, first) || read_entry(mem, t, t->n - 1, last))
+		return fail(fault, EMU_JIT_ENTRY_UNREADABLE);
+	if ((pos->any && first->ip_off <= pos->last_start) ||
+	    (t->n > 1 && last->ip_off <= first->ip_off))
+		return fail(fault, EMU_JIT_UNSORTED);
+	if (first->ip_off < pos->end)
+		return fail(fault, EMU_JIT_OVERLAP);
+	return 0;
+}
+
+/* Look @off up in one table: 0 (found), 1 (not covered: stop), -ENOENT (go on). */
 static int lookup_table(const struct emu_accessor *mem, const struct jit_table *t, uint32_t off,
-			uint64_t *prev_end, struct code_jit_unwind_fre *found)
+			struct chain_pos *pos, struct code_jit_unwind_fre *found,
+			enum emu_jit_fault *fault)
 {
 	struct code_jit_unwind_fre first, last;
 	uint64_t idx;
+	int err = table_bounds(mem, t, pos, &first, &last, fault);
 
-	if (read_entry(mem, t, 0, &first) || read_entry(mem, t, t->n - 1, &last) ||
-	    first.ip_off < *prev_end || last.ip_off < first.ip_off)
-		return -EINVAL;
+	if (err)
+		return err;
 	if (off < first.ip_off)
 		return 1;
-	*prev_end = (uint64_t)last.ip_off + last.size;
-	if (off >= *prev_end)
+	pos->any = true;
+	pos->last_start = last.ip_off;
+	pos->end = (uint64_t)last.ip_off + last.size;
+	if (off >= pos->end)
 		return -ENOENT;
-	if (search_table(mem, t, off, &first, &last, &idx, found) ||
-	    check_no_overlap(mem, t, idx, found))
-		return -EINVAL;
+	if (off >= last.ip_off) {
+		*found = last;
+		return 0;
+	}
+	err = search_table(mem, t, off, &first, &last, &idx, found, fault);
+	if (!err)
+		err = check_no_overlap(mem, t, idx, found, fault);
+	if (err)
+		return err;
 	return off < (uint64_t)found->ip_off + found->size ? 0 : 1;
+}
+
+/* Read and check the table at @addr; its layout must be the head's (@t0). */
+static int next_table(const struct emu_accessor *mem, uint64_t addr, const struct jit_table *t0,
+		      struct jit_table *t, enum emu_jit_fault *fault)
+{
+	static const enum emu_jit_fault by_rule[] = {
+		[EMU_R_JIT_USED_LEN] = EMU_JIT_USED_LEN,
+		[EMU_R_JIT_FRE_SIZE] = EMU_JIT_FRE_SIZE,
+		[EMU_R_JIT_FRE_STRIDE] = EMU_JIT_FRE_STRIDE,
+	};
+	enum emu_rule bad;
+	int err = read_table(mem, addr, t);
+
+	if (err)
+		return fail(fault, err == -EFAULT ? EMU_JIT_HEADER_UNREADABLE :
+				   EMU_JIT_HEADER_MISALIGNED);
+	bad = table_rule(t);
+	if (bad)
+		return fail(fault, by_rule[bad]);
+	if (t0 && (t->stride != t0->stride || t->size != t0->size))
+		return fail(fault, EMU_JIT_LAYOUT_CHANGED);
+	t->n = t->used_len >= t->size ? (t->used_len - t->size) / t->stride + 1 : 0;
+	return 0;
+}
+
+/*
+ * The chain must end within EMU_JIT_MAX_TABLES tables; a loop is caught as
+ * soon as it comes round (Brent: compare with a mark moved at powers of two).
+ */
+struct chain_guard {
+	uint64_t mark;
+	unsigned int count, power, since_mark;
+};
+
+static int guard_step(struct chain_guard *g, uint64_t addr, enum emu_jit_fault *fault)
+{
+	if (addr == g->mark)
+		return fail(fault, EMU_JIT_CHAIN_LOOP);
+	if (++g->count > EMU_JIT_MAX_TABLES)
+		return fail(fault, EMU_JIT_CHAIN_TOO_LONG);
+	if (++g->since_mark >= g->power) {
+		g->mark = addr;
+		g->power *= 2;
+		g->since_mark = 0;
+	}
+	return 0;
 }
 
 int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info *arch,
 		      uint64_t text_start, uint64_t head, uint64_t ip,
-		      struct emu_unwind_rule *rule)
+		      struct emu_unwind_rule *rule, enum emu_jit_fault *fault)
 {
+	struct chain_guard guard = { .power = 1 };
+	struct chain_pos pos = { 0 };
 	struct code_jit_unwind_fre e;
-	struct jit_table t, t0 = { 0 };
-	uint64_t addr = head, prev_end = 0;
-	unsigned int count;
+	struct jit_table t, t0;
+	uint64_t addr;
 	int err;
 
+	*fault = EMU_JIT_OK;
 	if (ip < text_start || ip - text_start > UINT32_MAX)
 		return -ENOENT;
-	for (count = 0; addr && count < EMU_JIT_MAX_TABLES; count++, addr = t.next) {
-		if (read_table(mem, addr, &t) || table_rule(&t))
-			return -EINVAL;
-		if (count == 0)
+	for (addr = head; addr; addr = t.next) {
+		err = guard_step(&guard, addr, fault);
+		if (!err)
+			err = next_table(mem, addr, addr == head ? NULL : &t0, &t, fault);
+		if (err)
+			return err;
+		if (addr == head)
 			t0 = t;
-		else if (t.stride != t0.stride || t.size != t0.size)
-			return -EINVAL;
-		t.n = t.used_len >= t.size ? (t.used_len - t.size) / t.stride + 1 : 0;
 		if (!t.n)
 			continue;
-		err = lookup_table(mem, &t, (uint32_t)(ip - text_start), &prev_end, &e);
+		err = lookup_table(mem, &t, (uint32_t)(ip - text_start), &pos, &e, fault);
 		if (err == -ENOENT)
 			continue;
 		if (err)
@@ -195,5 +288,26 @@ int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info
 		entry_rule(&e, arch, rule);
 		return 0;
 	}
-	return addr ? -EINVAL : -ENOENT;
+	return -ENOENT;
+}
+
+static const char *const fault_reasons[EMU_JIT_FAULT_COUNT] = {
+	[EMU_JIT_HEADER_UNREADABLE] = "jit-table-invalid: header-unreadable",
+	[EMU_JIT_HEADER_MISALIGNED] = "jit-table-invalid: header-misaligned",
+	[EMU_JIT_USED_LEN] = "jit-table-invalid: used-len-above-reserved-len",
+	[EMU_JIT_FRE_SIZE] = "jit-table-invalid: fre-size-below-21",
+	[EMU_JIT_FRE_STRIDE] = "jit-table-invalid: bad-fre-stride",
+	[EMU_JIT_LAYOUT_CHANGED] = "jit-table-invalid: stride-or-size-changed",
+	[EMU_JIT_ENTRY_UNREADABLE] = "jit-table-invalid: entry-unreadable",
+	[EMU_JIT_UNSORTED] = "jit-table-invalid: unsorted",
+	[EMU_JIT_OVERLAP] = "jit-table-invalid: overlap",
+	[EMU_JIT_CHAIN_LOOP] = "jit-table-invalid: chain-loop",
+	[EMU_JIT_CHAIN_TOO_LONG] = "jit-table-invalid: chain-too-long",
+};
+
+const char *emu_jit_fault_reason(enum emu_jit_fault fault)
+{
+	if ((unsigned int)fault >= EMU_JIT_FAULT_COUNT || !fault_reasons[fault])
+		return "jit-table-invalid";
+	return fault_reasons[fault];
 }

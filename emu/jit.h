@@ -14,8 +14,26 @@
 #include "rules.h"
 #include "unwind_rule.h"
 
-/* Longest table chain followed before the chain counts as looping. */
+/* Longest table chain followed: a longer one ends the walk (chain-too-long). */
 #define EMU_JIT_MAX_TABLES 4096
+
+/* What made a JIT table chain unusable at unwind time (0: nothing). */
+enum emu_jit_fault {
+	EMU_JIT_OK = 0,
+	EMU_JIT_HEADER_UNREADABLE,	/* a table header could not be read */
+	EMU_JIT_HEADER_MISALIGNED,	/* a table (head or next) not 8-byte aligned */
+	EMU_JIT_USED_LEN,		/* used_len above reserved_len */
+	EMU_JIT_FRE_SIZE,		/* fre_size below 21 */
+	EMU_JIT_FRE_STRIDE,		/* fre_stride below fre_size or not a multiple of 4 */
+	EMU_JIT_LAYOUT_CHANGED,		/* fre_stride or fre_size differs from the head's */
+	EMU_JIT_ENTRY_UNREADABLE,	/* a published entry could not be read */
+	EMU_JIT_UNSORTED,		/* entries (or tables) not in increasing ip_off order */
+	EMU_JIT_OVERLAP,		/* an entry starts inside the one before it */
+	EMU_JIT_CHAIN_LOOP,		/* the next chain comes back to a table (one
+					 * holding entries is caught as unsorted) */
+	EMU_JIT_CHAIN_TOO_LONG,		/* more than EMU_JIT_MAX_TABLES tables */
+	EMU_JIT_FAULT_COUNT
+};
 
 /**
  * emu_jit_check_head() - check the first table header at registration
@@ -30,14 +48,23 @@ int emu_jit_check_head(const struct emu_accessor *mem, uint64_t head, struct emu
  * emu_jit_find_rule() - the rule for @ip in the table chain at @head
  * @text_start: the JIT code area's start; entries' ip_off count from it
  *
- * Reads each table's used_len, then only entries below it, and binary-searches
- * the table covering @ip (O(log n) entry reads per table).
- * Return: 0, -ENOENT (no entry covers @ip), -EINVAL (a malformed table: bad
- * header, unsorted or overlapping entries, a stride change, a chain longer
- * than EMU_JIT_MAX_TABLES, unreadable entries).
+ * Reads each table's header (used_len first: entries at or beyond it are never
+ * read), the first and last published entry of each table up to the one that
+ * covers @ip, and binary-searches that one: O(tables + log n) reads. Nothing
+ * is cached: the tables grow between calls. Everything read is checked as far
+ * as the search sees it (the order of the entries it visits, the next entry
+ * for overlap), like the kernel's FDE search.
+ * Return: 0, -ENOENT (no entry covers @ip), -EINVAL (a malformed chain;
+ * *@fault says what).
  */
 int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info *arch,
 		      uint64_t text_start, uint64_t head, uint64_t ip,
-		      struct emu_unwind_rule *rule);
+		      struct emu_unwind_rule *rule, enum emu_jit_fault *fault);
+
+/**
+ * emu_jit_fault_reason() - "jit-table-invalid: <what>" for a walk's stop reason
+ * (a static string; "jit-table-invalid" for EMU_JIT_OK or unknown values).
+ */
+const char *emu_jit_fault_reason(enum emu_jit_fault fault);
 
 #endif /* EMU_JIT_H */

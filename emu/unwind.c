@@ -113,13 +113,15 @@ static int step(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra
 
 int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
 			  const struct emu_accessor *mem, const struct emu_arch_info *arch,
-			  struct emu_unwind_rule *rule)
+			  struct emu_unwind_rule *rule, enum emu_jit_fault *fault)
 {
+	*fault = EMU_JIT_OK;
 	switch (reg->unwind_kind) {
 	case EMU_UNWIND_SFRAME:
 		return emu_sframe_find_rule(reg->sframe, ip, rule);
 	case EMU_UNWIND_JIT:
-		return emu_jit_find_rule(mem, arch, reg->text_start, reg->jit_head, ip, rule);
+		return emu_jit_find_rule(mem, arch, reg->text_start, reg->jit_head, ip, rule,
+					 fault);
 	default:
 		return -ENOENT;
 	}
@@ -131,16 +133,19 @@ static int frame_rule(const struct emu_registry *r, const struct walk *w, bool l
 {
 	uint64_t ip = w->topmost || lookup_ra ? w->ip : w->ip - 1;
 	const struct emu_registration *reg = emu_registry_find_unwind(r, ip);
+	enum emu_jit_fault fault;
 	int err;
 
 	if (!reg)
 		goto fallback;
-	err = emu_registration_rule(reg, ip, w->mem, w->arch, rule);
+	err = emu_registration_rule(reg, ip, w->mem, w->arch, rule, &fault);
 	*src = reg->unwind_kind == EMU_UNWIND_JIT ? EMU_SRC_JIT : EMU_SRC_SFRAME;
 	if (!err)
 		return 0;
-	if (err == -EINVAL)
+	if (err == -EINVAL) {
+		res->jit_fault = fault;
 		return EMU_STOP_JIT_INVALID;
+	}
 	if (err == -EFAULT && !res->corrupt) {
 		res->corrupt = true;
 		res->corrupt_text_start = reg->text_start;
@@ -225,6 +230,13 @@ const char *emu_stop_name(enum emu_stop stop)
 	if ((unsigned int)stop >= EMU_STOP_COUNT || !stop_names[stop])
 		return "unknown";
 	return stop_names[stop];
+}
+
+const char *emu_stop_reason(const struct emu_unwind_result *res)
+{
+	if (res->stop == EMU_STOP_JIT_INVALID)
+		return emu_jit_fault_reason(res->jit_fault);
+	return emu_stop_name(res->stop);
 }
 
 const char *emu_source_name(enum emu_frame_source src)

@@ -12,6 +12,7 @@
 
 #include "accessor.h"
 #include "arch.h"
+#include "jit.h"
 #include "registry.h"
 
 /* How a frame was reached: frame 0 from the registers, the others by a step. */
@@ -76,6 +77,7 @@ struct emu_unwind_opts {
  * @nframes: frames written
  * @stop: why it stopped; @stop_source: the method of the step that failed
  *	(EMU_SRC_SFRAME, _JIT or _FP; EMU_SRC_REGS when nothing was tried)
+ * @jit_fault: with EMU_STOP_JIT_INVALID, what was wrong with the JIT tables
  * @corrupt, @corrupt_text_start: an SFrame registration's data was corrupt
  *	during lookup; the kernel drops such a registration, so should the caller
  */
@@ -83,6 +85,7 @@ struct emu_unwind_result {
 	unsigned int nframes;
 	enum emu_stop stop;
 	uint8_t stop_source;
+	uint8_t jit_fault;
 	bool corrupt;
 	uint64_t corrupt_text_start;
 };
@@ -103,16 +106,24 @@ int emu_unwind(const struct emu_registry *r, const struct emu_accessor *mem,
 /** emu_stop_name() - a short stable name of @stop ("outermost", "cfa-not-above-sp"). */
 const char *emu_stop_name(enum emu_stop stop);
 
+/**
+ * emu_stop_reason() - @res's stop as a stable phrase: emu_stop_name(), or for
+ * a malformed JIT table "jit-table-invalid: <what>" (emu_jit_fault_reason()).
+ * The string is static.
+ */
+const char *emu_stop_reason(const struct emu_unwind_result *res);
+
 /** emu_source_name() - "regs", "sframe", "jit" or "fp". */
 const char *emu_source_name(enum emu_frame_source src);
 
 /**
  * emu_registration_rule() - the rule a registration's unwind aspect gives for @ip
  * Return: 0, -ENOENT (no data for @ip: fall back to the frame pointer),
- * -EFAULT (corrupt SFrame data), -EINVAL (malformed JIT table).
+ * -EFAULT (corrupt SFrame data), -EINVAL (malformed JIT table: *@fault
+ * says what; EMU_JIT_OK otherwise).
  */
 int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
 			  const struct emu_accessor *mem, const struct emu_arch_info *arch,
-			  struct emu_unwind_rule *rule);
+			  struct emu_unwind_rule *rule, enum emu_jit_fault *fault);
 
 #endif /* EMU_UNWIND_H */

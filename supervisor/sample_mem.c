@@ -8,25 +8,34 @@
 void sample_mem_init(struct sample_mem *m, const struct sample *smp)
 {
 	m->smp = smp;
-	memset(m->page_ok, 0, sizeof(m->page_ok));
-	memset(m->page_addr, 0xff, sizeof(m->page_addr));
-	m->next_victim = 0;
+	m->npages = 0;
 	m->remote_reads = 0;
 	m->remote_faults = 0;
 }
 
-/* The cached page at @page (aligned), read on first use; NULL when unreadable. */
-static const uint8_t *page_of(struct sample_mem *m, uint64_t page)
+/*
+ * The cached page at @page (aligned), read on first use; NULL when unreadable.
+ * Pages are never replaced: a walk sees each cached page as it was at its
+ * first read, so data published in order (a JIT table's used_len, then its
+ * entries) is never seen newer in front of older behind. When the cache is
+ * full, *@uncached is set and the caller reads the live process itself
+ * (later reads are newer, which that order allows).
+ */
+static const uint8_t *page_of(struct sample_mem *m, uint64_t page, bool *uncached)
 {
 	struct iovec local, remote = { .iov_base = (void *)(uintptr_t)page,
 				       .iov_len = SAMPLE_MEM_PAGE };
 	unsigned int i;
 
-	for (i = 0; i < SAMPLE_MEM_PAGES; i++)
+	*uncached = false;
+	for (i = 0; i < m->npages; i++)
 		if (m->page_addr[i] == page)
 			return m->page_ok[i] ? m->page[i] : NULL;
-	i = m->next_victim;
-	m->next_victim = (i + 1) % SAMPLE_MEM_PAGES;
+	if (m->npages == SAMPLE_MEM_PAGES) {
+		*uncached = true;
+		return NULL;
+	}
+	i = m->npages++;
 	local = (struct iovec){ .iov_base = m->page[i], .iov_len = SAMPLE_MEM_PAGE };
 	m->remote_reads++;
 	m->page_addr[i] = page;
@@ -37,18 +46,34 @@ static const uint8_t *page_of(struct sample_mem *m, uint64_t page)
 	return m->page_ok[i] ? m->page[i] : NULL;
 }
 
+static int read_uncached(struct sample_mem *m, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len },
+		     remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	m->remote_reads++;
+	if (process_vm_readv(m->smp->tgid, &local, 1, &remote, 1, 0) == (ssize_t)len)
+		return 0;
+	m->remote_faults++;
+	return -EFAULT;
+}
+
 static int read_remote(struct sample_mem *m, uint64_t addr, uint8_t *buf, size_t len)
 {
 	while (len) {
 		uint64_t page = addr & ~(uint64_t)(SAMPLE_MEM_PAGE - 1);
 		size_t off = (size_t)(addr - page), n = SAMPLE_MEM_PAGE - off;
-		const uint8_t *p = page_of(m, page);
+		bool uncached;
+		const uint8_t *p = page_of(m, page, &uncached);
 
-		if (!p)
-			return -EFAULT;
 		if (n > len)
 			n = len;
-		memcpy(buf, p + off, n);
+		if (uncached && read_uncached(m, addr, buf, n))
+			return -EFAULT;
+		if (!uncached && !p)
+			return -EFAULT;
+		if (p)
+			memcpy(buf, p + off, n);
 		buf += n;
 		addr += n;
 		len -= n;

@@ -14,7 +14,7 @@
 #include "sample.h"
 
 #define SAMPLE_MEM_PAGE		4096u
-#define SAMPLE_MEM_PAGES	8u
+#define SAMPLE_MEM_PAGES	16u
 
 /**
  * struct sample_mem - reader over one sample
@@ -26,7 +26,7 @@ struct sample_mem {
 	const struct sample *smp;
 	uint64_t page_addr[SAMPLE_MEM_PAGES];
 	bool page_ok[SAMPLE_MEM_PAGES];
-	unsigned int next_victim;
+	unsigned int npages;
 	uint64_t remote_reads;
 	uint64_t remote_faults;
 	uint8_t page[SAMPLE_MEM_PAGES][SAMPLE_MEM_PAGE];

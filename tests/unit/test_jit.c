@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* JIT unwind tables at unwind time: lookup through chained tables, and malformed tables. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake_space.h"
@@ -54,9 +55,21 @@ static void set_fre(int t, int i, uint32_t off, uint32_t size, int32_t cfa, uint
 						       .info = info };
 }
 
+static enum emu_jit_fault last_fault;
+
 static int find(uint64_t ip, struct emu_unwind_rule *r)
 {
-	return emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, tab_addr(0), ip, r);
+	return emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, tab_addr(0), ip, r, &last_fault);
+}
+
+/* find() must fail with -EINVAL for @why. */
+static void assert_fault(uint64_t ip, enum emu_jit_fault why, const char *reason)
+{
+	struct emu_unwind_rule r;
+
+	cr_assert_eq(find(ip, &r), -EINVAL, "%s", reason);
+	cr_assert_eq(last_fault, why, "%s: got %s", reason, emu_jit_fault_reason(last_fault));
+	cr_assert_str_eq(emu_jit_fault_reason(last_fault) + strlen("jit-table-invalid: "), reason);
 }
 
 /* Table 0: [0,16) SP+8, [16,48) FP+16 with FP saved, [64,80) outermost; table 1: [100,120). */
@@ -106,36 +119,106 @@ Test(jit, unpublished_entries_are_not_seen)
 	cr_assert_eq(find(JIT_TEXT + 70, &r), 0);
 }
 
-Test(jit, malformed_tables)
+Test(jit, malformed_tables_name_the_fault)
+{
+	build_chain();
+	tabs[0].h.used_len = 1000;		/* beyond reserved_len */
+	assert_fault(JIT_TEXT + 1, EMU_JIT_USED_LEN, "used-len-above-reserved-len");
+	build_chain();
+	tabs[1].h.used_len = 9 * 24;		/* the same mid-chain */
+	assert_fault(JIT_TEXT + 110, EMU_JIT_USED_LEN, "used-len-above-reserved-len");
+	build_chain();
+	set_fre(0, 1, 8, 32, 16, 0);		/* starts inside entry 0 */
+	assert_fault(JIT_TEXT + 1, EMU_JIT_OVERLAP, "overlap");
+	build_chain();
+	tabs[1].h.fre_stride = 28;		/* stride change mid-chain */
+	tabs[1].h.reserved_len = 8 * 28;
+	assert_fault(JIT_TEXT + 110, EMU_JIT_LAYOUT_CHANGED, "stride-or-size-changed");
+	build_chain();
+	tabs[1].h.fre_size = 22;		/* size change mid-chain */
+	assert_fault(JIT_TEXT + 110, EMU_JIT_LAYOUT_CHANGED, "stride-or-size-changed");
+	build_chain();
+	tabs[1].h.fre_size = 20;
+	assert_fault(JIT_TEXT + 110, EMU_JIT_FRE_SIZE, "fre-size-below-21");
+	build_chain();
+	tabs[1].h.fre_stride = 22;
+	assert_fault(JIT_TEXT + 110, EMU_JIT_FRE_STRIDE, "bad-fre-stride");
+	build_chain();
+	tabs[0].h.next = tab_addr(0) + 4;	/* misaligned next table */
+	assert_fault(JIT_TEXT + 110, EMU_JIT_HEADER_MISALIGNED, "header-misaligned");
+	build_chain();
+	tabs[0].h.next = 0x7d0000000000ull;	/* unmapped next table */
+	assert_fault(JIT_TEXT + 110, EMU_JIT_HEADER_UNREADABLE, "header-unreadable");
+	build_chain();
+	set_fre(1, 0, 10, 20, 24, 0);		/* second table below the first */
+	assert_fault(JIT_TEXT + 110, EMU_JIT_UNSORTED, "unsorted");
+	build_chain();
+	set_fre(1, 0, 70, 20, 24, 0);		/* second table starts inside the first's last */
+	assert_fault(JIT_TEXT + 110, EMU_JIT_OVERLAP, "overlap");
+	build_chain();
+	set_fre(0, 2, 10, 16, 0, 0);		/* last entry below the first */
+	assert_fault(JIT_TEXT + 1, EMU_JIT_UNSORTED, "unsorted");
+}
+
+Test(jit, entries_past_the_table_are_unreadable)
 {
 	struct emu_unwind_rule r;
 
 	build_chain();
-	tabs[0].h.used_len = 1000;		/* beyond reserved_len */
-	cr_assert_eq(find(JIT_TEXT + 1, &r), -EINVAL);
+	tabs[2].h = (struct code_jit_unwind_table){ .reserved_len = 1u << 20, .used_len = 1u << 20,
+						    .fre_stride = 24, .fre_size = 21 };
+	tabs[1].h.next = tab_addr(2);		/* claims 1 MiB of entries past the image */
+	cr_assert_eq(find(JIT_TEXT + 110, &r), 0, "found before the bad table is read");
+	assert_fault(JIT_TEXT + 300, EMU_JIT_ENTRY_UNREADABLE, "entry-unreadable");
+}
+
+Test(jit, looping_chains_end_the_lookup)
+{
 	build_chain();
-	set_fre(0, 1, 8, 32, 16, 0);		/* overlaps entry 0 */
-	cr_assert_eq(find(JIT_TEXT + 1, &r), -EINVAL);
+	tabs[1].h.next = tab_addr(1);		/* a table pointing at itself: its */
+	set_fre(1, 0, 200, 20, 24, 0);		/* entries come round again, lower */
+	assert_fault(JIT_TEXT + 300, EMU_JIT_UNSORTED, "unsorted");
 	build_chain();
-	tabs[1].h.fre_stride = 28;		/* stride change mid-chain */
-	tabs[1].h.reserved_len = 8 * 28;
-	cr_assert_eq(find(JIT_TEXT + 110, &r), -EINVAL);
+	init_table(1, 0);			/* empty tables: no order check helps */
+	init_table(2, 0);
+	tabs[1].h.next = tab_addr(2);
+	tabs[2].h.next = tab_addr(1);
+	assert_fault(JIT_TEXT + 300, EMU_JIT_CHAIN_LOOP, "chain-loop");
 	build_chain();
-	tabs[1].h.next = tab_addr(1);		/* the chain loops */
-	set_fre(1, 0, 200, 20, 24, 0);
-	cr_assert_eq(find(JIT_TEXT + 300, &r), -EINVAL);
+	tabs[1].h.next = tab_addr(0);		/* back to the head */
+	assert_fault(JIT_TEXT + 300, EMU_JIT_CHAIN_LOOP, "chain-loop");
+}
+
+Test(jit, chains_longer_than_the_bound_end_the_lookup)
+{
+	size_t n = EMU_JIT_MAX_TABLES + 1;
+	struct code_jit_unwind_table *chain = calloc(n, sizeof(*chain));
+	uint64_t base = 0x7c0000000000ull;
+	struct emu_unwind_rule r;
+
+	cr_assert_not_null(chain);
+	for (size_t i = 0; i < n; i++)
+		chain[i] = (struct code_jit_unwind_table){
+			.fre_stride = 24, .fre_size = 21,
+			.next = i + 1 < n ? base + (i + 1) * sizeof(*chain) : 0 };
+	cr_assert_eq(emu_mem_image_add(&fs.img, base, chain, n * sizeof(*chain)), 0);
+	cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, base + sizeof(*chain), JIT_TEXT,
+				       &r, &last_fault), -ENOENT, "EMU_JIT_MAX_TABLES tables are fine");
+	cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, base, JIT_TEXT, &r, &last_fault),
+		     -EINVAL);
+	cr_assert_eq(last_fault, EMU_JIT_CHAIN_TOO_LONG);
+	free(chain);
+}
+
+Test(jit, an_entry_published_before_it_is_written_is_caught)
+{
 	build_chain();
-	tabs[0].h.next = tab_addr(0) + 4;	/* misaligned next table */
-	cr_assert_eq(find(JIT_TEXT + 110, &r), -EINVAL);
-	build_chain();
-	set_fre(1, 0, 10, 20, 24, 0);		/* second table below the first */
-	cr_assert_eq(find(JIT_TEXT + 110, &r), -EINVAL);
+	tabs[0].h.used_len = 4 * 24;		/* entry 3 is still zero: ip_off 0 */
+	assert_fault(JIT_TEXT + 70, EMU_JIT_UNSORTED, "unsorted");
 }
 
 Test(jit, unsorted_entries_detected_by_the_search)
 {
-	struct emu_unwind_rule r;
-
 	init_table(0, 5);
 	set_fre(0, 0, 0, 8, 8, 0);
 	set_fre(0, 1, 100, 8, 8, 0);	/* out of order */
@@ -143,7 +226,7 @@ Test(jit, unsorted_entries_detected_by_the_search)
 	set_fre(0, 3, 24, 8, 8, 0);
 	set_fre(0, 4, 32, 8, 8, 0);
 	/* the binary search checks what it reads, as the kernel's FDE search does */
-	cr_assert_eq(find(JIT_TEXT + 5, &r), -EINVAL);
+	assert_fault(JIT_TEXT + 5, EMU_JIT_UNSORTED, "unsorted");
 }
 
 Test(jit, walk_tags_jit_frames)
@@ -169,4 +252,8 @@ Test(jit, walk_tags_jit_frames)
 	cr_assert_eq(res.nframes, 1);
 	cr_assert_eq(res.stop, EMU_STOP_JIT_INVALID);
 	cr_assert_eq(res.stop_source, EMU_SRC_JIT);
+	cr_assert_str_eq(emu_stop_reason(&res), "jit-table-invalid: used-len-above-reserved-len");
+	tabs[0].h.used_len = 3 * 24;
+	cr_assert_eq(emu_unwind(fs.registry, &fs.mem, &regs, &o, frames, &res), 0);
+	cr_assert_str_eq(emu_stop_reason(&res), "outermost");
 }

@@ -1,0 +1,1 @@
+# bench/jit (filled in by issue 6).
