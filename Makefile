@@ -335,7 +335,7 @@ abi-demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/include/codectl-emu/emu \
 		$(DESTDIR)$(PREFIX)/lib
-	install -m 644 include/codectl.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/codectl.h include/codectl_jit.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/linux/codectl.h $(DESTDIR)$(PREFIX)/include/linux/
 	install -m 644 emu/*.h $(DESTDIR)$(PREFIX)/include/codectl-emu/emu/
 	install -m 644 $(LIBEMU) $(DESTDIR)$(PREFIX)/lib/

@@ -156,7 +156,9 @@ void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn f
  * @on_drop: called for each (before it is freed); may be NULL
  *
  * A registration is stale when its text is no longer wholly inside executable
- * mappings of @maps, or its first byte is now mapped from another file
+ * mappings of @maps (JIT registrations: inside mappings of any protection, so
+ * that W^X toggling keeps them, as munmap alone would end them in the kernel),
+ * or its first byte is now mapped from another file
  * (dlclose without CODE_UNREGISTER, then something else loaded there). A
  * registration whose mapping identity is unknown (0) takes the one of @maps.
  * Return: the number dropped.

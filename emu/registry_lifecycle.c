@@ -69,9 +69,11 @@ struct prune_state {
 
 static bool is_stale(const struct emu_registration *reg, const struct emu_mappings *maps)
 {
+	/* a JIT may make its code writable and not executable while it writes */
+	unsigned int prot = reg->unwind_kind == EMU_UNWIND_JIT ? 0 : EMU_PROT_EXEC;
 	const struct emu_vma *v;
 
-	if (!emu_mappings_covers(maps, reg->text_start, reg->text_end, EMU_PROT_EXEC))
+	if (!emu_mappings_covers(maps, reg->text_start, reg->text_end, prot))
 		return true;
 	v = emu_mappings_find(maps, reg->text_start);
 	return reg->text_vma_ident && v && v->ident != reg->text_vma_ident;

@@ -208,6 +208,28 @@ Test(registry, prune_drops_unmapped_text)
 	emu_mappings_free(&m);
 }
 
+Test(registry, prune_keeps_jit_code_made_writable_and_drops_it_unmapped)
+{
+	struct emu_registration *jit = mk(0x1000, 0x3000, U);
+	struct emu_mappings m = { 0 };
+
+	jit->unwind_kind = EMU_UNWIND_JIT;
+	emu_verdict_init(&v);
+	cr_assert_eq(emu_registry_insert(r, jit, &v), 0);
+	cr_assert_eq(add(0x5000, 0x6000, U), 0);
+	cr_assert_eq(emu_mappings_add(&m, 0x1000, 0x2000, EMU_PROT_READ | EMU_PROT_WRITE), 0);
+	cr_assert_eq(emu_mappings_add(&m, 0x2000, 0x3000, EMU_PROT_READ | EMU_PROT_EXEC), 0);
+	cr_assert_eq(emu_mappings_add(&m, 0x5000, 0x6000, EMU_PROT_READ | EMU_PROT_WRITE), 0);
+	cr_assert_eq(emu_registry_prune_unmapped(r, &m, NULL, NULL), 1, "only the ELF text");
+	cr_assert_not_null(emu_registry_find_unwind(r, 0x1000), "W^X: JIT text kept");
+	emu_mappings_free(&m);
+	m = (struct emu_mappings){ 0 };
+	cr_assert_eq(emu_mappings_add(&m, 0x1000, 0x2000, EMU_PROT_READ | EMU_PROT_EXEC), 0);
+	cr_assert_eq(emu_registry_prune_unmapped(r, &m, NULL, NULL), 1, "half unmapped: gone");
+	cr_assert_eq(emu_registry_count(r), 0);
+	emu_mappings_free(&m);
+}
+
 Test(registry, many_registrations_in_random_order)
 {
 	enum { N = 10000 };
