@@ -157,56 +157,53 @@ static void entry_rule(const struct code_jit_unwind_fre *e, const struct emu_arc
 		rule->fp = (struct emu_loc_rule){ .kind = EMU_LOC_CFA_DEREF, .off = e->fp_off };
 }
 
-/* Where the previous tables ended: their last entry's start and end offsets. */
-struct chain_pos {
-	bool any;
-	uint64_t last_start;
-	uint64_t end;
+/* A table with entries, and its first entry. */
+struct table_first {
+	struct jit_table t;
+	struct code_jit_unwind_fre first;
 };
 
-/* A table's first and last entries, in order after the tables before it. */
-static int table_bounds(const struct emu_accessor *mem, const struct jit_table *t,
-			const struct chain_pos *pos, struct code_jit_unwind_fre *first,
-			struct code_jit_unwind_fre *last, enum emu_jit_fault *fault)
+/* The last entry of @c: above its first, ending at or below @next_first. */
+static int table_last(const struct emu_accessor *mem, const struct table_first *c,
+		      uint64_t next_first, struct code_jit_unwind_fre *last,
+		      enum emu_jit_fault *fault)
 {
-	if (read_entry(mem, t, 0, first) || read_entry(mem, t, t->n - 1, last))
+	if (read_entry(mem, &c->t, c->t.n - 1, last))
 		return fail(fault, EMU_JIT_ENTRY_UNREADABLE);
-	if ((pos->any && first->ip_off <= pos->last_start) ||
-	    (t->n > 1 && last->ip_off <= first->ip_off))
+	if ((c->t.n > 1 && last->ip_off <= c->first.ip_off) || last->ip_off >= next_first)
 		return fail(fault, EMU_JIT_UNSORTED);
-	if (first->ip_off < pos->end)
+	if ((uint64_t)last->ip_off + last->size > next_first)
 		return fail(fault, EMU_JIT_OVERLAP);
 	return 0;
 }
 
-/* Look @off up in one table: 0 (found), 1 (not covered: stop), -ENOENT (go on). */
-static int lookup_table(const struct emu_accessor *mem, const struct jit_table *t, uint32_t off,
-			struct chain_pos *pos, struct code_jit_unwind_fre *found,
-			enum emu_jit_fault *fault)
+/*
+ * Look @off up in @c, the last table whose first entry is at or below it;
+ * @next_first: the next table's first ip_off (UINT64_MAX: none).
+ * Return: 0 (*@found covers @off), -ENOENT, -EINVAL.
+ */
+static int search_candidate(const struct emu_accessor *mem, const struct table_first *c,
+			    uint32_t off, uint64_t next_first, struct code_jit_unwind_fre *found,
+			    enum emu_jit_fault *fault)
 {
-	struct code_jit_unwind_fre first, last;
+	struct code_jit_unwind_fre last;
 	uint64_t idx;
-	int err = table_bounds(mem, t, pos, &first, &last, fault);
+	int err = table_last(mem, c, next_first, &last, fault);
 
 	if (err)
 		return err;
-	if (off < first.ip_off)
-		return 1;
-	pos->any = true;
-	pos->last_start = last.ip_off;
-	pos->end = (uint64_t)last.ip_off + last.size;
-	if (off >= pos->end)
+	if (off >= (uint64_t)last.ip_off + last.size)
 		return -ENOENT;
 	if (off >= last.ip_off) {
 		*found = last;
 		return 0;
 	}
-	err = search_table(mem, t, off, &first, &last, &idx, found, fault);
+	err = search_table(mem, &c->t, off, &c->first, &last, &idx, found, fault);
 	if (!err)
-		err = check_no_overlap(mem, t, idx, found, fault);
+		err = check_no_overlap(mem, &c->t, idx, found, fault);
 	if (err)
 		return err;
-	return off < (uint64_t)found->ip_off + found->size ? 0 : 1;
+	return off < (uint64_t)found->ip_off + found->size ? 0 : -ENOENT;
 }
 
 /* Read and check the table at @addr; its layout must be the head's (@t0). */
@@ -256,39 +253,63 @@ static int guard_step(struct chain_guard *g, uint64_t addr, enum emu_jit_fault *
 	return 0;
 }
 
+/* The next table of the chain with its first entry (t->n 0: none published). */
+static int chain_next(const struct emu_accessor *mem, uint64_t addr, uint64_t head,
+		      struct chain_guard *guard, struct jit_table *t0, struct table_first *cur,
+		      enum emu_jit_fault *fault)
+{
+	int err = guard_step(guard, addr, fault);
+
+	if (!err)
+		err = next_table(mem, addr, addr == head ? NULL : t0, &cur->t, fault);
+	if (err)
+		return err;
+	if (addr == head)
+		*t0 = cur->t;
+	if (cur->t.n && read_entry(mem, &cur->t, 0, &cur->first))
+		return fail(fault, EMU_JIT_ENTRY_UNREADABLE);
+	return 0;
+}
+
 int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info *arch,
 		      uint64_t text_start, uint64_t head, uint64_t ip,
 		      struct emu_unwind_rule *rule, enum emu_jit_fault *fault)
 {
 	struct chain_guard guard = { .power = 1 };
-	struct chain_pos pos = { 0 };
+	struct table_first cur, cand = { 0 };
 	struct code_jit_unwind_fre e;
-	struct jit_table t, t0;
-	uint64_t addr;
+	uint64_t addr, next_first = UINT64_MAX;
+	struct jit_table t0;
+	bool have = false;
+	uint32_t off;
 	int err;
 
 	*fault = EMU_JIT_OK;
 	if (ip < text_start || ip - text_start > UINT32_MAX)
 		return -ENOENT;
-	for (addr = head; addr; addr = t.next) {
-		err = guard_step(&guard, addr, fault);
-		if (!err)
-			err = next_table(mem, addr, addr == head ? NULL : &t0, &t, fault);
+	off = (uint32_t)(ip - text_start);
+	for (addr = head; addr; addr = cur.t.next) {
+		err = chain_next(mem, addr, head, &guard, &t0, &cur, fault);
 		if (err)
 			return err;
-		if (addr == head)
-			t0 = t;
-		if (!t.n)
+		if (!cur.t.n)
 			continue;
-		err = lookup_table(mem, &t, (uint32_t)(ip - text_start), &pos, &e, fault);
-		if (err == -ENOENT)
-			continue;
-		if (err)
-			return err > 0 ? -ENOENT : err;
-		entry_rule(&e, arch, rule);
-		return 0;
+		if (have && cur.first.ip_off <= cand.first.ip_off)
+			return fail(fault, EMU_JIT_UNSORTED);
+		if (off < cur.first.ip_off) {
+			next_first = cur.first.ip_off;
+			break;
+		}
+		cand = cur;
+		have = true;
 	}
-	return -ENOENT;
+	if (!have)
+		return -ENOENT;
+	err = search_candidate(mem, &cand, off, next_first, &e, fault);
+	if (err)
+		return err;
+	entry_rule(&e, arch, rule);
+	return 0;
 }
 
 static const char *const fault_reasons[EMU_JIT_FAULT_COUNT] = {

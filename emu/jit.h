@@ -49,8 +49,9 @@ int emu_jit_check_head(const struct emu_accessor *mem, uint64_t head, struct emu
  * @text_start: the JIT code area's start; entries' ip_off count from it
  *
  * Reads each table's header (used_len first: entries at or beyond it are never
- * read), the first and last published entry of each table up to the one that
- * covers @ip, and binary-searches that one: O(tables + log n) reads. Nothing
+ * read) and first entry until a table starts above @ip, then the last entry of
+ * the table before it, and binary-searches that one: O(tables + log n) reads
+ * (2 per table passed, log2 n + 3 in the one searched). Nothing
  * is cached: the tables grow between calls. Everything read is checked as far
  * as the search sees it (the order of the entries it visits, the next entry
  * for overlap), like the kernel's FDE search.

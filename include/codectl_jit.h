@@ -20,7 +20,7 @@
  *	struct codectl_jit_tables t;
  *	struct code_jit_unwind_fre fre[CODECTL_JIT_FP_FRES];
  *
- *	codectl_jit_init(&t, code, code_len, 4096, 256);
+ *	codectl_jit_init(&t, code, code_len, 65536, 64);
  *	codectl_jit_register(&t);			// the one system call
  *	n = codectl_jit_fres_fp(fn - code, leave_off, fre);
  *	codectl_jit_add(&t, fre, n);			// no system call

@@ -14,7 +14,7 @@
 #include "sample.h"
 
 #define SAMPLE_MEM_PAGE		4096u
-#define SAMPLE_MEM_PAGES	16u
+#define SAMPLE_MEM_PAGES	64u
 
 /**
  * struct sample_mem - reader over one sample

@@ -150,11 +150,14 @@ Test(jit, malformed_tables_name_the_fault)
 	tabs[0].h.next = 0x7d0000000000ull;	/* unmapped next table */
 	assert_fault(JIT_TEXT + 110, EMU_JIT_HEADER_UNREADABLE, "header-unreadable");
 	build_chain();
-	set_fre(1, 0, 10, 20, 24, 0);		/* second table below the first */
+	set_fre(1, 0, 10, 20, 24, 0);		/* second table below the first's last */
+	assert_fault(JIT_TEXT + 5, EMU_JIT_UNSORTED, "unsorted");
+	build_chain();
+	set_fre(1, 0, 0, 20, 24, 0);		/* second table not above the first's first */
 	assert_fault(JIT_TEXT + 110, EMU_JIT_UNSORTED, "unsorted");
 	build_chain();
 	set_fre(1, 0, 70, 20, 24, 0);		/* second table starts inside the first's last */
-	assert_fault(JIT_TEXT + 110, EMU_JIT_OVERLAP, "overlap");
+	assert_fault(JIT_TEXT + 65, EMU_JIT_OVERLAP, "overlap");
 	build_chain();
 	set_fre(0, 2, 10, 16, 0, 0);		/* last entry below the first */
 	assert_fault(JIT_TEXT + 1, EMU_JIT_UNSORTED, "unsorted");
@@ -167,6 +170,7 @@ Test(jit, entries_past_the_table_are_unreadable)
 	build_chain();
 	tabs[2].h = (struct code_jit_unwind_table){ .reserved_len = 1u << 20, .used_len = 1u << 20,
 						    .fre_stride = 24, .fre_size = 21 };
+	set_fre(2, 0, 200, 8, 8, 0);
 	tabs[1].h.next = tab_addr(2);		/* claims 1 MiB of entries past the image */
 	cr_assert_eq(find(JIT_TEXT + 110, &r), 0, "found before the bad table is read");
 	assert_fault(JIT_TEXT + 300, EMU_JIT_ENTRY_UNREADABLE, "entry-unreadable");
