@@ -223,7 +223,8 @@ $(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/run_helper.
 		$(CFLAGS) $(filter %.c,$^) -o $@ -lcriterion -ljansson
 
 $(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"'
-$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/sample_classify.o $(LIBEMU)
+$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/sample_classify.o \
+		$(O)/obj/supervisor/perf_map.o $(LIBEMU)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
 

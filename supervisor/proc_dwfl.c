@@ -23,6 +23,7 @@ static const Dwfl_Callbacks proc_callbacks = {
 struct sym_entry {
 	uint64_t key;	/* address << 1 | caller */
 	char *text;
+	bool provisional;	/* no function found: ask the perf map again */
 };
 
 static int cmp_sym(const void *a, const void *b)
@@ -43,6 +44,7 @@ static void free_sym(void *node)
 void proc_dwfl_init(struct proc_dwfl *d, pid_t pid)
 {
 	*d = (struct proc_dwfl){ .pid = pid };
+	perf_map_init(&d->perf, pid, NULL);
 }
 
 void proc_dwfl_free(struct proc_dwfl *d)
@@ -50,12 +52,14 @@ void proc_dwfl_free(struct proc_dwfl *d)
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	tdestroy(d->syms, free_sym);
+	perf_map_free(&d->perf);
 	*d = (struct proc_dwfl){ 0 };
 }
 
 void proc_dwfl_new_sample(struct proc_dwfl *d)
 {
 	d->fresh = false;
+	perf_map_new_sample(&d->perf);
 }
 
 void proc_dwfl_invalidate(struct proc_dwfl *d)
@@ -157,7 +161,39 @@ const char *proc_dwfl_object(struct proc_dwfl *d, uint64_t ip)
 	return mod ? module_name(mod) : NULL;
 }
 
-static char *describe(struct proc_dwfl *d, uint64_t ip, bool caller)
+/* "name+0xOFF" for @ip from the perf map (looked up at @at), or NULL. */
+static char *perf_symbol(struct proc_dwfl *d, uint64_t ip, uint64_t at)
+{
+	uint64_t start = 0;
+	const char *name = perf_map_lookup(&d->perf, at, &start);
+	char *out = NULL;
+
+	if (!name)
+		return NULL;
+	return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - start)) < 0 ? NULL : out;
+}
+
+/* Without a function for @ip: "[vdso]+0xOFF", "[object+0xOFF]" or "0xADDR". */
+static char *describe_place(Dwfl_Module *mod, uint64_t ip)
+{
+	const char *name;
+	Dwarf_Addr base = 0;
+	char *out = NULL;
+
+	if (!mod)
+		return asprintf(&out, "0x%llx", (unsigned long long)ip) < 0 ? NULL : out;
+	dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+	name = module_name(mod);
+	if (name && name[0] == '[')	/* "[vdso]" */
+		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - base)) < 0 ?
+		       NULL : out;
+	if (asprintf(&out, "[%s+0x%llx]", name ? name : "?", (unsigned long long)(ip - base)) < 0)
+		return NULL;
+	return out;
+}
+
+/* The text for @ip; *@provisional when it names no function (yet). */
+static char *describe(struct proc_dwfl *d, uint64_t ip, bool caller, bool *provisional)
 {
 	uint64_t at = caller && ip ? ip - 1 : ip;
 	Dwfl_Module *mod = module_of(d, at);
@@ -165,38 +201,42 @@ static char *describe(struct proc_dwfl *d, uint64_t ip, bool caller)
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	char *out = NULL;
-	Dwarf_Addr base = 0;
 
-	if (!mod) {
-		if (asprintf(&out, "0x%llx", (unsigned long long)ip) < 0)
-			return NULL;
-		return out;
-	}
-	name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
+	*provisional = false;
+	if (mod)
+		name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
 	if (name)
 		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(off + ip - at)) < 0 ?
 		       NULL : out;
-	dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-	name = module_name(mod);
-	if (name && name[0] == '[')	/* "[vdso]" */
-		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - base)) < 0 ?
-		       NULL : out;
-	return asprintf(&out, "[%s+0x%llx]", name ? name : "?", (unsigned long long)(ip - base)) < 0 ?
-	       NULL : out;
+	out = perf_symbol(d, ip, at);
+	if (out)
+		return out;
+	*provisional = true;
+	return describe_place(mod, ip);
 }
 
 const char *proc_dwfl_symbol(struct proc_dwfl *d, uint64_t ip, bool caller)
 {
 	struct sym_entry key = { .key = ip << 1 | caller }, *e, **slot;
+	char *text;
 
 	slot = tfind(&key, &d->syms, cmp_sym);
+	if (slot && (*slot)->provisional) {
+		e = *slot;
+		text = perf_symbol(d, ip, caller && ip ? ip - 1 : ip);
+		if (text) {
+			free(e->text);
+			e->text = text;
+			e->provisional = false;
+		}
+	}
 	if (slot)
 		return (*slot)->text;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return "?";
 	e->key = key.key;
-	e->text = describe(d, ip, caller);
+	e->text = describe(d, ip, caller, &e->provisional);
 	if (!e->text || !tsearch(e, &d->syms, cmp_sym)) {
 		free_sym(e);
 		return "?";

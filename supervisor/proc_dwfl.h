@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perf_map.h"
 #include "sample.h"
 #include "sample_mem.h"
 
@@ -20,11 +21,13 @@ struct Dwfl;
 /**
  * struct proc_dwfl - a Dwfl of process @pid's modules (from /proc/PID/maps)
  * @syms: tsearch cache of symbolized addresses (strings owned here)
+ * @perf: the process's perf map, for addresses libdwfl has no symbol for
  * @walk_mem, @walk_smp: the sample being unwound (set for one walk only)
  */
 struct proc_dwfl {
 	struct Dwfl *dwfl;
 	pid_t pid;
+	struct perf_map perf;
 	bool attached;
 	bool reported;
 	bool attached_modules;	/* modules were reported at least once */
@@ -49,7 +52,12 @@ void proc_dwfl_new_sample(struct proc_dwfl *d);
 /**
  * proc_dwfl_symbol() - "function+0xOFF", "[object+0xOFF]" or "0xADDR" for
  * tracee address @ip; a caller's frame (@caller) is looked up at @ip - 1,
- * the call instruction. The string is owned by @d.
+ * the call instruction. The function comes from the module's symbols, else
+ * (anonymous memory, a module without a symbol there: JIT code) from the
+ * process's perf map, /tmp/perf-PID.map. An address without a function is
+ * looked up in the perf map again at later calls (it grows while the program
+ * runs; at most one look at the file per sample). The string is owned by @d,
+ * valid until the next invalidation.
  */
 const char *proc_dwfl_symbol(struct proc_dwfl *d, uint64_t ip, bool caller);
 

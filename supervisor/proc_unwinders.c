@@ -25,6 +25,12 @@ void proc_unwinders_free(struct proc_unwinders *u)
 	free(u);
 }
 
+void proc_unwinders_exited(struct proc_unwinders *u)
+{
+	if (u)
+		perf_map_free(&u->dwfl.perf);	/* an empty map: lookups find nothing */
+}
+
 void proc_unwinders_mappings_changed(struct proc_unwinders *u)
 {
 	if (!u)

@@ -28,4 +28,10 @@ void proc_unwinders_free(struct proc_unwinders *u);
 /** proc_unwinders_mappings_changed() - flush libunwind's cache, re-read elfutils' modules. */
 void proc_unwinders_mappings_changed(struct proc_unwinders *u);
 
+/**
+ * proc_unwinders_exited() - the process exited and its samples are walked:
+ * drop its perf map (up to 64 MiB; symbols already made are kept). NULL is fine.
+ */
+void proc_unwinders_exited(struct proc_unwinders *u);
+
 #endif /* SUPERVISOR_PROC_UNWINDERS_H */

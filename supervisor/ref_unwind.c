@@ -23,6 +23,7 @@ struct ref_ctx {
 	struct sample_mem *mem;
 	const struct sample *smp;
 	void *upt;
+	const struct emu_registry *registry;
 };
 
 static int read_word(void *arg, unw_word_t addr, unw_word_t *val)
@@ -70,11 +71,20 @@ static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
 	return -UNW_EBADREG;
 }
 
+/*
+ * JIT code has no file: _UPT_find_proc_info would look for one in
+ * /proc/PID/maps and, failing, drop the ELF image it keeps (the next lookup
+ * maps the file again). libunwind goes on with its frame-chain guess.
+ */
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need,
 			  void *arg)
 {
 	struct ref_ctx *c = arg;
+	const struct emu_registration *reg;
 
+	reg = c->registry ? emu_registry_find_unwind(c->registry, ip) : NULL;
+	if (reg && reg->unwind_kind == EMU_UNWIND_JIT)
+		return -UNW_ENOINFO;
 	return _UPT_find_proc_info(as, ip, pi, need, c->upt);
 }
 
@@ -155,7 +165,8 @@ void ref_unwinder_flush(struct ref_unwinder *r)
 static int walk(struct ref_unwinder *r, struct sample_mem *mem, const struct sample *smp,
 		uint64_t *ips, unsigned int max, unsigned int *n)
 {
-	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .mem = mem, .smp = smp, .upt = r->upt };
+	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .mem = mem, .smp = smp, .upt = r->upt,
+			     .registry = r->registry };
 	unw_cursor_t cur;
 	unw_word_t ip;
 	int ret;

@@ -22,12 +22,25 @@ static unsigned int first_difference(const struct emu_frame *ours, unsigned int 
 	return i;
 }
 
-void sample_classify(const struct emu_frame *ours, unsigned int n, const uint64_t *ref,
-		     unsigned int n_ref, int ref_err, bool have_ref, struct sample_verdict *v)
+/* Frames of the covered prefix a reference unwinder can check (not past the first JIT frame). */
+static unsigned int checkable_prefix(const struct sample_verdict *v)
 {
-	unsigned int d;
+	if (v->jit_frame != SAMPLE_NO_JIT_FRAME && v->jit_frame < v->covered)
+		return v->jit_frame + 1;
+	return v->covered;
+}
 
-	*v = (struct sample_verdict){ .covered = covered_prefix(ours, n) };
+void sample_classify(const struct emu_frame *ours, unsigned int n, unsigned int jit_frame,
+		     const uint64_t *ref, unsigned int n_ref, int ref_err, bool have_ref,
+		     struct sample_verdict *v)
+{
+	/* frames libunwind can check: up to and including the first JIT frame */
+	unsigned int checkable = jit_frame < n ? jit_frame + 1 : UINT_MAX, d;
+
+	*v = (struct sample_verdict){
+		.covered = covered_prefix(ours, n),
+		.jit_frame = jit_frame < n ? jit_frame : SAMPLE_NO_JIT_FRAME,
+	};
 	v->has_step = v->covered >= 2;
 	if (!have_ref) {
 		v->cls = SC_UNCHECKED;
@@ -35,15 +48,22 @@ void sample_classify(const struct emu_frame *ours, unsigned int n, const uint64_
 	}
 	d = first_difference(ours, n, ref, n_ref);
 	v->first_difference = d;
-	v->agrees = v->has_step && d >= v->covered;
+	v->agrees = v->has_step && d >= checkable_prefix(v);
 	if (d == n && d == n_ref)
 		v->cls = SC_MATCH;
+	else if (d >= checkable)	/* past the JIT frame: only our coverage counts */
+		v->cls = d < v->covered ? SC_JIT_UNCHECKED : SC_SFRAME_SHORTER;
 	else if (d == n_ref && (d < v->covered || (ref_err < 0 && n_ref <= 1 && n > 1)))
 		v->cls = SC_LIBUNWIND_FAILED;	/* it stopped (or failed) where we went on */
 	else if (d >= v->covered)
 		v->cls = SC_SFRAME_SHORTER;
 	else
 		v->cls = SC_DIVERGED;
+}
+
+bool sample_disagrees(const struct sample_verdict *v)
+{
+	return v->cls != SC_MATCH && v->cls != SC_UNCHECKED && v->cls != SC_JIT_UNCHECKED;
 }
 
 bool sample_needs_third_opinion(const struct sample_verdict *v)
@@ -57,8 +77,8 @@ void sample_side(struct sample_verdict *v, const struct emu_frame *ours, unsigne
 	unsigned int d = v->first_difference, i;
 	bool ours_ok = true;
 
-	/* elfutils with us: it has our covered prefix exactly */
-	for (i = 0; i < v->covered && i < n; i++)
+	/* elfutils with us: it has our covered prefix exactly, as far as it can check it */
+	for (i = 0; i < checkable_prefix(v) && i < n; i++)
 		if (i >= n_elf || elf[i] != ours[i].ip)
 			ours_ok = false;
 	if (ours_ok)
@@ -84,6 +104,7 @@ const char *sample_class_name(enum sample_class c)
 		[SC_DIVERGED] = "diverged",
 		[SC_LIBUNWIND_FAILED] = "libunwind-failed",
 		[SC_UNCHECKED] = "unchecked",
+		[SC_JIT_UNCHECKED] = "jit-unchecked",
 	};
 
 	return c < SC_COUNT ? names[c] : "?";

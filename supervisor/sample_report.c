@@ -82,6 +82,20 @@ static double per(uint64_t ns, unsigned long n)
 	return n ? (double)ns / (double)n / 1000.0 : 0;
 }
 
+/* Samples through JIT code, and why libunwind checks them only up to the first JIT frame. */
+static void print_jit(struct supervisor *s, const struct sample_stats *st)
+{
+	if (!st->jit_samples)
+		return;
+	fprintf(s->log, "  JIT: %lu samples through JIT code (%lu frames)", st->jit_samples,
+		st->jit_frames);
+	if (s->opts.crosscheck)
+		fprintf(s->log, "; libunwind cannot read JIT unwind info remotely (%s): "
+				"frames past the first JIT frame are not cross-checked",
+			REF_UNWIND_NO_JIT);
+	fprintf(s->log, "\n");
+}
+
 static void print_counts(struct supervisor *s, struct sample_stats *st)
 {
 	const struct sampler *sm = s->sampler;
@@ -110,9 +124,12 @@ static void print_counts(struct supervisor *s, struct sample_stats *st)
 	fprintf(s->log, "  match %lu, sframe-shorter %lu, diverged %lu, libunwind-failed %lu",
 		st->by_class[SC_MATCH], st->by_class[SC_SFRAME_SHORTER], st->by_class[SC_DIVERGED],
 		st->by_class[SC_LIBUNWIND_FAILED]);
+	if (st->by_class[SC_JIT_UNCHECKED])
+		fprintf(s->log, ", jit-unchecked %lu", st->by_class[SC_JIT_UNCHECKED]);
 	if (st->by_class[SC_UNCHECKED])
 		fprintf(s->log, ", not cross-checked %lu", st->by_class[SC_UNCHECKED]);
 	fprintf(s->log, "\n");
+	print_jit(s, st);
 	if (a >= 0)
 		fprintf(s->log, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
 				"agree with libunwind over their SFrame-covered frames)\n",

@@ -82,7 +82,10 @@ static void *entry(void **root, const char *key, size_t size)
 	return e;
 }
 
-/* "function" from "function+0x1c (file.c:3)", "[object]" from "[object+0x10]". */
+/*
+ * "function" from "function+0x1c (file.c:3)", "[object]" from "[object+0x10]",
+ * "[vdso]" from "[vdso]+0x10".
+ */
 static void function_of(const char *text, char *out, size_t size)
 {
 	size_t n = strcspn(text, "+ ");
@@ -91,7 +94,7 @@ static void function_of(const char *text, char *out, size_t size)
 		n = size - 1;
 	memcpy(out, text, n);
 	out[n] = '\0';
-	if (text[0] == '[' && n + 1 < size && text[n] == '+') {
+	if (text[0] == '[' && n + 1 < size && text[n] == '+' && out[n - 1] != ']') {
 		out[n] = ']';
 		out[n + 1] = '\0';
 	}
@@ -140,9 +143,13 @@ static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "stop", json_string(emu_stop_name(w->stop)));
+	json_object_set_new(o, "stop", json_string(w->stop ? w->stop : ""));
 	json_object_set_new(o, "covered", json_integer(w->v.covered));
 	json_object_set_new(o, "agrees", json_boolean(w->v.agrees));
+	if (w->jit_frames) {
+		json_object_set_new(o, "jit_frames", json_integer(w->jit_frames));
+		json_object_set_new(o, "first_jit_frame", json_integer(w->jit_frame));
+	}
 	if (w->v.cls != SC_MATCH && w->v.cls != SC_UNCHECKED) {
 		json_object_set_new(o, "first_difference", json_integer(w->v.first_difference));
 		json_object_set_new(o, "reason", json_string(w->reason ? w->reason : ""));
@@ -250,6 +257,8 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 	st->side[w->v.side]++;
 	st->check_failures += sample_check_failed(&w->v);
 	st->strict_changed += w->strict_changed;
+	st->jit_samples += w->jit_frames > 0;
+	st->jit_frames += w->jit_frames;
 	if (w->waited_ns > st->period_ns) {
 		st->waited++;
 		if (w->waited_ns > st->waited_max_ns)
@@ -261,7 +270,7 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 void stats_add(struct sample_stats *st, const struct sample_walks *w, const char *object,
 	       stats_symbol_fn sym, void *sym_ctx, bool folded)
 {
-	bool disagrees = w->v.cls != SC_MATCH && w->v.cls != SC_UNCHECKED;
+	bool disagrees = sample_disagrees(&w->v);
 	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
 	struct stats_place *place = NULL;
 	json_t *j = NULL;

@@ -21,7 +21,9 @@
 
 /**
  * struct sample_walks - one sample's walks and what the comparison found
- * @ours, @n: our frames; @stop: why our walk ended
+ * @ours, @n: our frames; @stop: why our walk ended (emu_stop_reason(), static)
+ * @jit_frame: index of our first frame in JIT code (SAMPLE_NO_JIT_FRAME: none);
+ *	@jit_frames: our frames in JIT code
  * @ref, @n_ref, @ref_err, @have_ref: libunwind's (see sample_classify())
  * @elf, @n_elf: elfutils' when it was asked
  * @reason: why the covered prefix ended or where the walks part (a short
@@ -34,7 +36,9 @@ struct sample_walks {
 	pid_t tid;
 	const struct emu_frame *ours;
 	unsigned int n;
-	enum emu_stop stop;
+	const char *stop;
+	unsigned int jit_frame;
+	unsigned int jit_frames;
 	const uint64_t *ref;
 	unsigned int n_ref;
 	int ref_err;
@@ -67,6 +71,8 @@ struct sample_stats {
 	unsigned long side[4];
 	unsigned long check_failures;
 	unsigned long strict_changed;
+	unsigned long jit_samples;	/* samples with a frame in JIT code */
+	unsigned long jit_frames;	/* frames in JIT code, in all samples */
 	uint32_t *freeze_ns;
 	size_t nfreeze;
 	size_t capfreeze;

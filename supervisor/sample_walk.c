@@ -22,7 +22,18 @@ static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
 	return proc_dwfl_symbol(ctx, ip, caller);
 }
 
-/* The object holding @ip: its registered path first, else the mapped file. */
+/* The JIT registration whose code holds @ip, or NULL. */
+static const struct emu_registration *jit_at(const struct proc *p, uint64_t ip)
+{
+	const struct emu_registration *r = emu_registry_find_unwind(p->as->registry, ip);
+
+	return r && r->unwind_kind == EMU_UNWIND_JIT ? r : NULL;
+}
+
+/*
+ * The object holding @ip: its registered path first, "[jit]" in a JIT
+ * registration's code, else the mapped file.
+ */
 static const char *object_of(struct proc *p, struct proc_dwfl *d, uint64_t ip)
 {
 	const struct emu_registration *r = emu_registry_find_identity(p->as->registry, ip);
@@ -32,7 +43,28 @@ static const char *object_of(struct proc *p, struct proc_dwfl *d, uint64_t ip)
 		slash = strrchr(r->ident.pathname, '/');
 		return slash ? slash + 1 : r->ident.pathname;
 	}
+	if (jit_at(p, ip))
+		return "[jit]";
 	return proc_dwfl_object(d, ip);
+}
+
+/* Where frame @i of @f is looked up: its IP, or a caller's RA - 1 (as the walk does). */
+static uint64_t lookup_ip(const struct sampler *sm, const struct emu_frame *f, unsigned int i)
+{
+	return i && !sm->uopts.lookup_ra ? f[i].ip - 1 : f[i].ip;
+}
+
+/* Which of our frames are in JIT code: the first one, and how many. */
+static void find_jit_frames(const struct sampler *sm, const struct proc *p, struct sample_walks *w)
+{
+	w->jit_frame = SAMPLE_NO_JIT_FRAME;
+	w->jit_frames = 0;
+	for (unsigned int i = 0; i < w->n; i++) {
+		if (!jit_at(p, lookup_ip(sm, w->ours, i)))
+			continue;
+		if (!w->jit_frames++)
+			w->jit_frame = i;
+	}
 }
 
 /* Why the covered prefix ended, or where the walks part. */
@@ -40,10 +72,14 @@ static const char *reason_of(struct sampler *sm, struct proc *p, struct proc_dwf
 			     const struct sample_walks *w, const struct emu_unwind_result *res)
 {
 	unsigned int c = w->v.covered;
+	const char *obj, *what;
 	uint64_t ip;
-	const char *obj;
 
 	switch (w->v.cls) {
+	case SC_JIT_UNCHECKED:
+		snprintf(sm->reason, sizeof(sm->reason), "past the first JIT frame (%u): libunwind "
+			 "has no JIT unwind info", w->v.jit_frame);
+		return sm->reason;
 	case SC_DIVERGED:
 		snprintf(sm->reason, sizeof(sm->reason), "%s step gives another caller",
 			 emu_source_name(w->ours[w->v.first_difference].source));
@@ -57,16 +93,19 @@ static const char *reason_of(struct sampler *sm, struct proc *p, struct proc_dwf
 	}
 	if (c >= w->n && res->stop_source != EMU_SRC_FP) {
 		snprintf(sm->reason, sizeof(sm->reason), "our walk stopped: %s",
-			 emu_stop_name(res->stop));
+			 emu_stop_reason(res));
 		return sm->reason;
 	}
-	ip = w->ours[c - 1].ip;
-	ip = c > 1 && !sm->uopts.lookup_ra ? ip - 1 : ip;
+	ip = lookup_ip(sm, w->ours, c - 1);
 	obj = object_of(p, d, ip);
-	snprintf(sm->reason, sizeof(sm->reason), "%s for %s: frame-pointer fallback%s%s",
-		 emu_registry_find_unwind(p->as->registry, ip) ? "no SFrame FDE" : "no registration",
+	if (jit_at(p, ip))
+		what = "no JIT table entry";
+	else
+		what = emu_registry_find_unwind(p->as->registry, ip) ? "no SFrame FDE" :
+		       "no registration";
+	snprintf(sm->reason, sizeof(sm->reason), "%s for %s: frame-pointer fallback%s%s", what,
 		 obj ? obj : "unmapped code", c >= w->n ? " stopped: " : "",
-		 c >= w->n ? emu_stop_name(res->stop) : "");
+		 c >= w->n ? emu_stop_reason(res) : "");
 	return sm->reason;
 }
 
@@ -95,16 +134,17 @@ static bool ra_lookup_changes(struct sampler *sm, struct proc *p, const struct e
 	return alt.nframes != res->nframes || !same_frames(sm->ours, sm->ours_alt, alt.nframes);
 }
 
-static void walk_references(struct supervisor *s, struct proc_unwinders *u,
-			    const struct sample *smp, struct sample_walks *w)
+static void walk_references(struct supervisor *s, struct proc *p, const struct sample *smp,
+			    struct sample_walks *w)
 {
+	struct proc_unwinders *u = p->unwinders;
 	struct sampler *sm = s->sampler;
+	unsigned long retries = u->ref.retries;
 	uint64_t t0 = sv_now_ns();
 
 	if (!s->opts.crosscheck || u->ref_err)
 		return;
-	unsigned long retries = u->ref.retries;
-
+	u->ref.registry = p->as->registry;
 	w->ref_err = ref_unwind(&u->ref, &sm->mem, smp, sm->ref, s->opts.max_frames, &w->n_ref);
 	sm->stats.ref_retries += u->ref.retries - retries;
 	w->ref = sm->ref;
@@ -156,10 +196,11 @@ void sample_walk(struct supervisor *s, const struct sample *smp)
 	sm->stats.ours_ns += sv_now_ns() - t0;
 	w.ours = sm->ours;
 	w.n = res.nframes;
-	w.stop = res.stop;
+	w.stop = emu_stop_reason(&res);
 	w.strict_changed = ra_lookup_changes(sm, p, &acc, &regs, &res);
-	walk_references(s, p->unwinders, smp, &w);
-	sample_classify(w.ours, w.n, w.ref, w.n_ref, w.ref_err, w.have_ref, &w.v);
+	find_jit_frames(sm, p, &w);
+	walk_references(s, p, smp, &w);
+	sample_classify(w.ours, w.n, w.jit_frame, w.ref, w.n_ref, w.ref_err, w.have_ref, &w.v);
 	if (sample_needs_third_opinion(&w.v))
 		third_opinion(sm, p->unwinders, smp, &w, s->opts.max_frames);
 	w.programs_own = smp->programs_own;

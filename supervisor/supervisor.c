@@ -216,6 +216,7 @@ void sv_note_kernel_refusals(struct supervisor *s, struct proc *p, const struct 
 void sv_proc_exited(struct supervisor *s, struct proc *p)
 {
 	sampler_flush_proc(s, p->tgid);	/* its samples need its registry, which goes now */
+	proc_unwinders_exited(p->unwinders);
 	if (s->opts.registry_dump && p->as && p->as->refs == 1)
 		sv_dump_registry(s, p);
 	p->stats.left_at_exit += proc_exit(p);

@@ -13,9 +13,15 @@
  *               return address at CFA-16 (x86-64 has it at CFA-8), then spins:
  *               every SFrame step finds a wrong caller (run it with
  *               --no-exec-registration --no-loader-module)
+ *   jit         two functions generated into an anonymous page, registered
+ *               with CODE_REGISTER_JIT and named in /tmp/perf-PID.map (left
+ *               for the caller to remove), run for 0.6 s of CPU time:
+ *               run_jit -> jit_outer (JIT, frameless) -> jit_middle (C)
+ *               -> count_down (C) and -> jit_loop (JIT, frame pointer)
  * Each mode prints what it checked and exits 0, or 1 when a check failed.
  */
 #include <codectl.h>
+#include <codectl_jit.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "self_sframe.h"
 
@@ -238,6 +245,87 @@ static int bad_sframe(void)
 	return 0;
 }
 
+/* What jit_outer hands to jit_middle (in %rdi, untouched). */
+struct jit_job {
+	unsigned long n;
+	void (*loop)(unsigned long n);
+};
+
+#define JIT_OUTER 0		/* offsets in the code page */
+#define JIT_LOOP 16
+#define JIT_FN_SIZE 11
+
+static const unsigned char jit_code[] = {
+	/* jit_outer(job, fn): sub $24,%rsp; call *%rsi; add $24,%rsp; ret */
+	0x48, 0x83, 0xec, 0x18, 0xff, 0xd6, 0x48, 0x83, 0xc4, 0x18, 0xc3,
+	0x90, 0x90, 0x90, 0x90, 0x90,
+	/* jit_loop(n): push %rbp; mov %rsp,%rbp; 1: dec %rdi; jnz 1b; leave; ret */
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc9, 0xc3,
+};
+
+__attribute__((noipa)) static void jit_middle(struct jit_job *job)
+{
+	count_down(job->n);
+	job->loop(job->n);
+	__asm__ volatile("" ::: "memory");	/* not a tail call */
+}
+
+__attribute__((noipa)) static void run_jit(void (*outer)(struct jit_job *, void *),
+					   struct jit_job *job)
+{
+	outer(job, (void *)jit_middle);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The code page's two functions: unwind tables, then the perf map. */
+static int describe_jit(struct codectl_jit_tables *t, uint8_t *page)
+{
+	struct code_jit_unwind_fre fre[CODECTL_JIT_FP_FRES];
+	char path[64];
+	FILE *f;
+
+	if (codectl_jit_add(t, fre, codectl_jit_fres_frameless(JIT_OUTER, 4, 24, 10, fre)) ||
+	    codectl_jit_add(t, fre, codectl_jit_fres_fp(JIT_LOOP, 9, fre)))
+		return -1;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%lx %x jit_outer\nnot a perf map line\n%lx %x jit_loop\n",
+		(unsigned long)(uintptr_t)page + JIT_OUTER, JIT_FN_SIZE,
+		(unsigned long)(uintptr_t)page + JIT_LOOP, JIT_FN_SIZE);
+	return fclose(f);
+}
+
+static int jit(void)
+{
+	struct jit_job job = { .n = 2000000 };
+	struct codectl_jit_tables t;
+	uint8_t *page;
+	double end;
+	int err;
+
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return 1;
+	memcpy(page, jit_code, sizeof(jit_code));
+	if (mprotect(page, 4096, PROT_READ | PROT_EXEC) ||
+	    codectl_jit_init(&t, page, 4096, 16, 2))
+		return 1;
+	err = codectl_jit_register(&t);
+	if (err || describe_jit(&t, page)) {
+		fprintf(stderr, "jit: registration failed: %s\n", strerror(-err));
+		return 1;
+	}
+	job.loop = (void (*)(unsigned long))(page + JIT_LOOP);
+	end = cpu_seconds() + 0.6;
+	while (cpu_seconds() < end)
+		run_jit((void (*)(struct jit_job *, void *))(page + JIT_OUTER), &job);
+	codectl_jit_destroy(&t);
+	printf("jit: done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -253,6 +341,8 @@ int main(int argc, char **argv)
 		return sleep_a_while();
 	if (!strcmp(argv[1], "bad-sframe"))
 		return bad_sframe();
+	if (!strcmp(argv[1], "jit"))
+		return jit();
 	if (!strcmp(argv[1], "spin"))
 		for (;;)
 			count_down(1000000000ul);

@@ -287,3 +287,92 @@ Test(sampling, report_paths_checked_first_and_links_kept)
 	json_decref(j);
 	run_free(&r);
 }
+
+/* Frame @i of @stack: its symbol starts with @prefix and it was reached by @source. */
+static bool frame_is(json_t *stack, size_t i, const char *prefix, const char *source)
+{
+	json_t *f = json_array_get(json_object_get(stack, "frames"), i);
+	const char *sym = json_string_value(json_object_get(f, "symbol"));
+	const char *src = json_string_value(json_object_get(f, "source"));
+
+	return sym && src && !strncmp(sym, prefix, strlen(prefix)) && !strcmp(src, source);
+}
+
+/* A stack through sample-prog's JIT code, checked against the shape it must have. */
+static void check_jit_stack(json_t *s, size_t *in_loop, size_t *in_leaf)
+{
+	const char *cls = json_string_value(json_object_get(s, "class"));
+	json_int_t first = json_integer_value(json_object_get(s, "first_jit_frame"));
+	json_int_t n = json_integer_value(json_object_get(s, "jit_frames"));
+
+	cr_assert(!strcmp(cls, "jit-unchecked") || !strcmp(cls, "match"), "class %s", cls);
+	cr_assert(json_is_true(json_object_get(s, "agrees")));
+	if (frame_is(s, 0, "jit_loop+", "regs")) {
+		/* run_jit -> jit_outer -> jit_middle -> jit_loop */
+		cr_assert(frame_is(s, 1, "jit_middle+", "jit"));
+		cr_assert(frame_is(s, 2, "jit_outer+0x6", "sframe"));
+		cr_assert(frame_is(s, 3, "run_jit+", "jit"));
+		cr_assert_eq(first, 0);
+		cr_assert_eq(n, 2);
+		(*in_loop)++;
+	} else if (frame_is(s, 0, "count_down+", "regs")) {
+		/* run_jit -> jit_outer -> jit_middle -> count_down */
+		cr_assert(frame_is(s, 1, "jit_middle+", "sframe"));
+		cr_assert(frame_is(s, 2, "jit_outer+0x6", "sframe"));
+		cr_assert(frame_is(s, 3, "run_jit+", "jit"));
+		cr_assert_eq(first, 2);
+		cr_assert_eq(n, 1);
+		(*in_leaf)++;
+	}
+}
+
+/*
+ * JIT code registered with CODE_REGISTER_JIT and named in a perf map: frames
+ * get the map's names and "[jit]" as their object; libunwind checks them up
+ * to the first JIT frame only, and --check does not fail for the rest.
+ */
+Test(sampling, jit_frames_named_from_the_perf_map_and_checked_up_to_the_first_one)
+{
+	char jbuf[256], map[64];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	size_t i, in_loop = 0, in_leaf = 0, in_jit0 = 0, through = 0, frames = 0, unchecked = 0;
+	json_t *j, *s, *jit;
+	const char *cls;
+	struct run r;
+
+	SRUN(&r, "--check", "--json-all", json, "--", SAMPLE_PROG, "jit");
+	j = load(json);
+	s = json_array_get(json_object_get(j, "stacks"), 0);
+	snprintf(map, sizeof(map), "/tmp/perf-%lld.map",
+		 (long long)json_integer_value(json_object_get(s, "pid")));
+	unlink(map);
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert(strstr(r.out, "jit: done"), "%s", r.out);
+	cr_assert(strstr(r.log, "frames past the first JIT frame are not cross-checked"), "%s",
+		  r.log);
+	cr_assert_eq(json_integer_value(json_object_get(j, "check_failures")), 0);
+	json_array_foreach(json_object_get(j, "stacks"), i, s) {
+		if (!json_integer_value(json_object_get(s, "jit_frames")))
+			continue;
+		through++;
+		frames += (size_t)json_integer_value(json_object_get(s, "jit_frames"));
+		in_jit0 += frame_is(s, 0, "jit_", "regs");
+		cls = json_string_value(json_object_get(s, "class"));
+		unchecked += !strcmp(cls, "jit-unchecked");
+		check_jit_stack(s, &in_loop, &in_leaf);
+	}
+	cr_assert_gt(in_loop, 0);
+	cr_assert_gt(in_leaf, 0);
+	cr_assert_eq(count(j, "through_jit"), (json_int_t)through);
+	cr_assert_eq(count(j, "jit_frames"), (json_int_t)frames);
+	/* jit-unchecked only through JIT code (the others are matches: check_jit_stack()) */
+	cr_assert_eq(count(j, "jit_unchecked"), (json_int_t)unchecked);
+	jit = json_object_get(json_object_get(j, "coverage"), "[jit]");
+	/* frame 0 in JIT code: the object is "[jit]", and its FREs give a step */
+	cr_assert_geq(in_jit0, in_loop);
+	cr_assert_eq(json_integer_value(json_object_get(jit, "samples")), (json_int_t)in_jit0);
+	cr_assert_eq(json_integer_value(json_object_get(jit, "with_sframe_step")),
+		     (json_int_t)in_jit0);
+	json_decref(j);
+	run_free(&r);
+}
