@@ -319,8 +319,9 @@ static int add_registration(struct jit_set *s)
 		.text_start = s->t.text_start, .text_end = s->t.text_end,
 		.aspects = EMU_ASPECT_UNWIND, .option = CODE_REGISTER_JIT,
 		.unwind_kind = EMU_UNWIND_JIT, .jit_head = (uintptr_t)s->t.head,
+		.jit_index = emu_jit_index_new(),	/* as emu_codectl() makes it */
 	};
-	if (emu_registry_insert(s->registry, reg, &v)) {
+	if (!reg->jit_index || emu_registry_insert(s->registry, reg, &v)) {
 		emu_registration_free(reg);
 		return -1;
 	}
@@ -352,8 +353,9 @@ static void free_jit_set(struct jit_set *s)
 	codectl_jit_destroy(&s->t);
 }
 
+/* @idx: the sealed-table index to use (as codectl-run does), or NULL to walk the chain. */
 static double time_jit_lookups(const struct jit_set *s, const struct emu_accessor *mem,
-			       unsigned long n)
+			       unsigned long n, struct emu_jit_index *idx)
 {
 	const struct emu_arch_info *x86 = emu_arch_get(EMU_ARCH_X86_64);
 	uint64_t head = (uintptr_t)s->t.head;
@@ -362,13 +364,14 @@ static double time_jit_lookups(const struct jit_set *s, const struct emu_accesso
 	double t0 = now_ns();
 
 	for (unsigned long i = 0; i < n; i++)
-		sink += !emu_jit_find_rule(mem, x86, JIT_TEXT, head, ips[i % NIPS], &rule, &fault) +
-			(unsigned long)rule.cfa_off;
+		sink += !emu_jit_find_rule(mem, x86, JIT_TEXT, head, ips[i % NIPS], idx, &rule,
+					   &fault) + (unsigned long)rule.cfa_off;
 	return (now_ns() - t0) / (double)n;
 }
 
 /* One pass over the IPs through a counting accessor; returns lookups found. */
-static unsigned long count_jit_reads(const struct jit_set *s, struct counting_mem *c)
+static unsigned long count_jit_reads(const struct jit_set *s, struct counting_mem *c,
+				     struct emu_jit_index *idx)
 {
 	const struct emu_arch_info *x86 = emu_arch_get(EMU_ARCH_X86_64);
 	struct emu_accessor mem = { .read = counting_read, .ctx = c };
@@ -379,7 +382,7 @@ static unsigned long count_jit_reads(const struct jit_set *s, struct counting_me
 	*c = (struct counting_mem){ .inner = &s->mem };
 	for (unsigned int i = 0; i < NIPS; i++)
 		found += !emu_jit_find_rule(&mem, x86, JIT_TEXT, (uintptr_t)s->t.head, ips[i],
-					    &rule, &fault);
+					    idx, &rule, &fault);
 	return found;
 }
 
@@ -405,8 +408,8 @@ static double time_jit_unwind(const struct jit_set *s, unsigned long n, unsigned
 struct jit_result {
 	unsigned long entries, funcs, found;
 	unsigned int tables;
-	double ns, unwind_ns, remote_ns;
-	double reads, headers, entry_reads;
+	double ns, unwind_ns, remote_ns, idx_ns;
+	double reads, headers, entry_reads, idx_reads;
 	unsigned long jit_steps, lookups;
 };
 
@@ -424,31 +427,38 @@ static int bench_jit_set(unsigned long entries, size_t per_table, unsigned int s
 	static struct jit_set s;
 	struct remote_mem self = { .pid = getpid() };
 	struct emu_accessor remote = remote_mem_accessor(&self);
+	struct emu_jit_index *idx = emu_jit_index_new();
 	struct counting_mem c;
 
-	if (build_jit_set(&s, entries, per_table)) {
+	if (!idx || build_jit_set(&s, entries, per_table)) {
+		emu_jit_index_free(idx);
 		free_jit_set(&s);
 		return -1;
 	}
 	*r = (struct jit_result){ .entries = entries, .funcs = s.funcs, .tables = s.tables };
-	r->found = count_jit_reads(&s, &c);
+	count_jit_reads(&s, &c, idx);	/* the index learns the sealed tables */
+	count_jit_reads(&s, &c, idx);
+	r->idx_reads = (double)c.reads / NIPS;
+	r->found = count_jit_reads(&s, &c, NULL);
 	r->reads = (double)c.reads / NIPS;
 	r->lookups = lookups_for(MEMORY_READS >> shift, r->reads, (16ul * NIPS) >> shift);
 	r->headers = (double)c.headers / NIPS;
 	r->entry_reads = (double)c.entries / NIPS;
-	r->ns = time_jit_lookups(&s, &s.mem, r->lookups);
+	r->ns = time_jit_lookups(&s, &s.mem, r->lookups, NULL);
+	r->idx_ns = time_jit_lookups(&s, &s.mem, r->lookups, idx);
 	r->unwind_ns = time_jit_unwind(&s, r->lookups, &r->jit_steps);
 	r->remote_ns = time_jit_lookups(&s, &remote,
-					(unsigned long)((REMOTE_READS >> shift) / r->reads));
+					(unsigned long)((REMOTE_READS >> shift) / r->idx_reads), idx);
+	emu_jit_index_free(idx);
 	free_jit_set(&s);
 	return 0;
 }
 
 static void print_jit_row(const struct jit_result *r)
 {
-	printf("  %9lu %6u %9lu %10.1f %8.2f %8.2f %8.2f %10.1f %10.2f %8lu\n", r->entries,
-	       r->tables, r->funcs, r->ns, r->reads, r->headers, r->entry_reads, r->unwind_ns,
-	       r->remote_ns / 1000, r->lookups);
+	printf("  %9lu %6u %9lu %10.1f %8.2f %8.2f %8.2f %10.1f %8.2f %10.1f %10.2f %8lu\n",
+	       r->entries, r->tables, r->funcs, r->ns, r->reads, r->headers, r->entry_reads,
+	       r->idx_ns, r->idx_reads, r->unwind_ns, r->remote_ns / 1000, r->lookups);
 }
 
 static void print_jit_ratios(const struct jit_result *r)
@@ -465,11 +475,13 @@ static void print_jit_ratios(const struct jit_result *r)
 		printf("%s%.2f", i ? ", " : "", r[i].entry_reads - log2((double)r[i].entries));
 	printf(" (constant: O(log n))\n");
 	for (unsigned int i = NSIZES; i < NCASES; i++)
-		printf("  %lu entries in %u tables of %zu: %.2f tables read per lookup (header and"
-		       " first entry each),\n    then %.0f more entry reads in the one that covers the IP:"
-		       " reads x%.2f, time x%.2f of one table\n", r[i].entries, r[i].tables,
+		printf("  %lu entries in %u tables of %zu: walking, %.2f tables read per lookup"
+		       " (header and first\n    entry each), then %.0f more entry reads in the one"
+		       " that covers the IP: reads x%.2f,\n    time x%.2f of one table; with the"
+		       " index: reads x%.2f, time x%.2f of one table\n", r[i].entries, r[i].tables,
 		       jit_cases[i].per_table, r[i].headers, r[i].entry_reads - r[i].headers,
-		       r[i].reads / hi->reads, r[i].ns / hi->ns);
+		       r[i].reads / hi->reads, r[i].ns / hi->ns, r[i].idx_reads / hi->idx_reads,
+		       r[i].idx_ns / hi->idx_ns);
 }
 
 static int check_jit(const struct jit_result *r)
@@ -490,19 +502,24 @@ static int bench_jit(unsigned int shift, struct jit_result *r)
 {
 	printf("\n2. JIT frame lookup, emu_jit_find_rule() over an in-memory accessor, at %u random\n"
 	       "   IPs in functions of 16 bytes (reads: accessor calls per lookup, by kind)\n", NIPS);
-	printf("  %9s %6s %9s %10s %8s %8s %8s %10s %10s %8s\n", "entries", "tables", "functions",
-	       "ns/lookup", "reads", "headers", "entries", "ns/unwind", "us/lookup", "lookups");
-	printf("  %9s %6s %9s %10s %8s %8s %8s %10s %10s\n", "", "", "", "", "", "", "", "step",
-	       "via pvr");
+	printf("  %9s %6s %9s %10s %8s %8s %8s %10s %8s %10s %10s %8s\n", "", "", "",
+	       "walk:", "", "", "", "index:", "", "", "", "");
+	printf("  %9s %6s %9s %10s %8s %8s %8s %10s %8s %10s %10s %8s\n", "entries", "tables",
+	       "functions", "ns/lookup", "reads", "headers", "entries", "ns/lookup", "reads",
+	       "ns/unwind", "us/lookup", "lookups");
+	printf("  %9s %6s %9s %10s %8s %8s %8s %10s %8s %10s %10s\n", "", "", "", "", "", "", "", "",
+	       "", "step", "via pvr");
 	for (unsigned int i = 0; i < NCASES; i++) {
 		if (bench_jit_set(jit_cases[i].entries, jit_cases[i].per_table, shift, &r[i]))
 			return -1;
 		print_jit_row(&r[i]);
 	}
 	print_jit_ratios(r);
-	printf("  (ns/unwind step: emu_unwind() of 2 frames, the second reached by the JIT rule;\n"
-	       "   us/lookup via pvr: the same lookups through process_vm_readv(2), one system call\n"
-	       "   per read, as codectl-run reads the tables of a sampled process)\n");
+	printf("  (walk: the chain walked from its head; index: with the registration's index of\n"
+	       "   sealed tables, as codectl-run looks up, after it has learnt them;\n"
+	       "   ns/unwind step: emu_unwind() of 2 frames, the second reached by the JIT rule;\n"
+	       "   us/lookup via pvr: the indexed lookups through process_vm_readv(2), one system\n"
+	       "   call per read, as codectl-run reads the tables of a sampled process)\n");
 	return check_jit(r);
 }
 

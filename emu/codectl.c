@@ -127,6 +127,7 @@ static int do_register_jit(const struct emu_policy *p, const struct emu_space *s
 	reg->aspects = EMU_ASPECT_UNWIND;
 	reg->unwind_kind = EMU_UNWIND_JIT;
 	reg->jit_head = info->unwind_head;
+	reg->jit_index = emu_jit_index_new();	/* NULL: lookups walk the chain */
 	return emu_stage_register(sp, reg, emu_jit_check_head(sp->mem, info->unwind_head, v), res);
 }
 

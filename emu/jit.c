@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "jit.h"
+#include "jit_index.h"
 
 struct jit_table {
 	uint64_t addr;
@@ -253,50 +254,99 @@ static int guard_step(struct chain_guard *g, uint64_t addr, enum emu_jit_fault *
 	return 0;
 }
 
-/* The next table of the chain with its first entry (t->n 0: none published). */
-static int chain_next(const struct emu_accessor *mem, uint64_t addr, uint64_t head,
-		      struct chain_guard *guard, struct jit_table *t0, struct table_first *cur,
+/*
+ * The table at @addr with its first entry (t->n 0: none published); @t0 is
+ * the head's header, read once per lookup.
+ */
+static int chain_next(const struct emu_accessor *mem, uint64_t addr, const struct jit_table *t0,
+		      struct chain_guard *guard, struct table_first *cur,
 		      enum emu_jit_fault *fault)
 {
 	int err = guard_step(guard, addr, fault);
 
-	if (!err)
-		err = next_table(mem, addr, addr == head ? NULL : t0, &cur->t, fault);
+	if (!err && addr == t0->addr)
+		cur->t = *t0;
+	else if (!err)
+		err = next_table(mem, addr, t0, &cur->t, fault);
 	if (err)
 		return err;
-	if (addr == head)
-		*t0 = cur->t;
 	if (cur->t.n && read_entry(mem, &cur->t, 0, &cur->first))
 		return fail(fault, EMU_JIT_ENTRY_UNREADABLE);
 	return 0;
 }
 
-int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info *arch,
-		      uint64_t text_start, uint64_t head, uint64_t ip,
-		      struct emu_unwind_rule *rule, enum emu_jit_fault *fault)
-{
-	struct chain_guard guard = { .power = 1 };
-	struct table_first cur, cand = { 0 };
-	struct code_jit_unwind_fre e;
-	uint64_t addr, next_first = UINT64_MAX;
+/*
+ * Where a lookup of @off starts walking: the head (index empty), or the last
+ * sealed table whose first entry is at or below @off (*@indexed: tables of
+ * the walk up to there are in the index). With a sealed table after that
+ * one, the candidate is known: *@done with the result of its search.
+ */
+struct jit_lookup {
+	const struct emu_accessor *mem;
+	struct emu_jit_index *idx;
 	struct jit_table t0;
-	bool have = false;
+	struct chain_guard guard;
+	unsigned int start_count;
 	uint32_t off;
+	bool indexed;
+};
+
+static int start_from_index(struct jit_lookup *l, uint64_t *start, bool *done,
+			    struct code_jit_unwind_fre *found, enum emu_jit_fault *fault)
+{
+	struct table_first cand;
+	int64_t k;
 	int err;
 
-	*fault = EMU_JIT_OK;
-	if (ip < text_start || ip - text_start > UINT32_MAX)
+	*done = false;
+	l->indexed = l->idx != NULL;
+	if (!l->idx || !l->idx->n)
+		return 0;
+	k = emu_jit_index_find(l->idx, l->off);
+	if (k < 0) {
+		*done = true;
 		return -ENOENT;
-	off = (uint32_t)(ip - text_start);
-	for (addr = head; addr; addr = cur.t.next) {
-		err = chain_next(mem, addr, head, &guard, &t0, &cur, fault);
+	}
+	l->guard.count = (unsigned int)k;
+	err = chain_next(l->mem, l->idx->t[k].addr, &l->t0, &l->guard, &cand, fault);
+	if (err)
+		return err;
+	if (!cand.t.n || cand.first.ip_off != l->idx->t[k].first_off) {
+		emu_jit_index_reset(l->idx);	/* rewritten: walk it all again */
+		return 0;
+	}
+	l->start_count = (unsigned int)k;
+	*start = l->idx->t[k].addr;
+	if ((uint32_t)k + 1 == l->idx->n)
+		return 0;
+	*done = true;
+	return search_candidate(l->mem, &cand, l->off, l->idx->t[k + 1].first_off, found, fault);
+}
+
+/* Walk the chain from @start (the head, or the last sealed table for @off). */
+static int walk_chain(struct jit_lookup *l, uint64_t start, struct code_jit_unwind_fre *found,
+		      enum emu_jit_fault *fault)
+{
+	struct table_first cur, cand = { 0 };
+	uint64_t addr, next_first = UINT64_MAX;
+	bool have = false;
+	int err;
+
+	for (addr = start; addr; addr = cur.t.next) {
+		err = chain_next(l->mem, addr, &l->t0, &l->guard, &cur, fault);
 		if (err)
 			return err;
-		if (!cur.t.n)
+		if (!cur.t.n) {
+			l->indexed = false;
 			continue;
+		}
 		if (have && cur.first.ip_off <= cand.first.ip_off)
 			return fail(fault, EMU_JIT_UNSORTED);
-		if (off < cur.first.ip_off) {
+		if (l->indexed && cur.t.next && (!l->idx->n || addr != l->idx->t[l->idx->n - 1].addr))
+			l->indexed = !emu_jit_index_add(l->idx, addr, cur.first.ip_off);
+		else if (!cur.t.next)
+			l->indexed = false;
+		if (l->off < cur.first.ip_off) {
 			next_first = cur.first.ip_off;
 			break;
 		}
@@ -305,7 +355,32 @@ int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info
 	}
 	if (!have)
 		return -ENOENT;
-	err = search_candidate(mem, &cand, off, next_first, &e, fault);
+	return search_candidate(l->mem, &cand, l->off, next_first, found, fault);
+}
+
+int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info *arch,
+		      uint64_t text_start, uint64_t head, uint64_t ip,
+		      struct emu_jit_index *idx, struct emu_unwind_rule *rule,
+		      enum emu_jit_fault *fault)
+{
+	struct jit_lookup l = { .mem = mem, .idx = idx, .guard = { .power = 1 } };
+	struct code_jit_unwind_fre e;
+	uint64_t start = head;
+	bool done;
+	int err;
+
+	*fault = EMU_JIT_OK;
+	if (ip < text_start || ip - text_start > UINT32_MAX)
+		return -ENOENT;
+	l.off = (uint32_t)(ip - text_start);
+	err = next_table(mem, head, NULL, &l.t0, fault);
+	if (!err)
+		err = start_from_index(&l, &start, &done, &e, fault);
+	if (!err && !done) {
+		/* the tables before @start count towards the bound */
+		l.guard = (struct chain_guard){ .power = 1, .count = l.start_count };
+		err = walk_chain(&l, start, &e, fault);
+	}
 	if (err)
 		return err;
 	entry_rule(&e, arch, rule);

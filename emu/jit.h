@@ -11,6 +11,7 @@
 
 #include "accessor.h"
 #include "arch.h"
+#include "jit_index.h"
 #include "rules.h"
 #include "unwind_rule.h"
 
@@ -51,16 +52,22 @@ int emu_jit_check_head(const struct emu_accessor *mem, uint64_t head, struct emu
  * Reads each table's header (used_len first: entries at or beyond it are never
  * read) and first entry until a table starts above @ip, then the last entry of
  * the table before it, and binary-searches that one: O(tables + log n) reads
- * (2 per table passed, log2 n + 3 in the one searched). Nothing
- * is cached: the tables grow between calls. Everything read is checked as far
- * as the search sees it (the order of the entries it visits, the next entry
- * for overlap), like the kernel's FDE search.
+ * (2 per table passed, log2 n + 3 in the one searched). With @idx (the
+ * registration's index of sealed tables, see jit_index.h; NULL: none) the
+ * sealed tables are binary-searched instead of walked, and the walk, if any,
+ * starts at the last of them and adds those it finds sealed: O(log tables +
+ * log n) once the index has caught up. Nothing else is kept: the tables grow
+ * between calls. Everything read is checked as far as the search sees it (the
+ * order of the entries it visits, the next entry for overlap), like the
+ * kernel's FDE search; a sealed table whose first entry changed empties the
+ * index.
  * Return: 0, -ENOENT (no entry covers @ip), -EINVAL (a malformed chain;
  * *@fault says what).
  */
 int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info *arch,
 		      uint64_t text_start, uint64_t head, uint64_t ip,
-		      struct emu_unwind_rule *rule, enum emu_jit_fault *fault);
+		      struct emu_jit_index *idx, struct emu_unwind_rule *rule,
+		      enum emu_jit_fault *fault);
 
 /**
  * emu_jit_fault_reason() - "jit-table-invalid: <what>" for a walk's stop reason

@@ -115,6 +115,7 @@ void emu_registration_free(struct emu_registration *reg)
 	if (!reg)
 		return;
 	emu_sframe_put(reg->sframe);
+	emu_jit_index_free(reg->jit_index);
 	free(reg->ident.pathname);
 	free(reg->ident.debug_link);
 	free(reg);
@@ -201,6 +202,8 @@ static struct emu_registration *take_aspect(struct emu_registry *r, struct reg_i
 			r->sframe_bytes -= emu_sframe_size(reg->sframe);
 		emu_sframe_put(reg->sframe);
 		reg->sframe = NULL;
+		emu_jit_index_free(reg->jit_index);
+		reg->jit_index = NULL;
 		reg->unwind_kind = EMU_UNWIND_NONE;
 	}
 	return reg;

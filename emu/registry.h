@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <linux/codectl.h>
 
+#include "jit_index.h"
 #include "mappings.h"
 #include "rules.h"
 #include "sframe_cache.h"
@@ -56,6 +57,8 @@ struct emu_identity {
  * @sframe: the validated section copy (a reference) for EMU_UNWIND_SFRAME
  * @sframe_start, @sframe_end: where the section was in the tracee
  * @jit_head: tracee address of the first JIT table for EMU_UNWIND_JIT
+ * @jit_index: its sealed tables, found by lookups (owned; NULL: not kept).
+ *	Lookups through a const registration add to it: a cache, not state.
  * @text_vma_ident: struct emu_vma ident of the mapping holding text_start
  *	when registered (0: anonymous, or unknown until the next prune)
  * @ident: valid when @aspects has EMU_ASPECT_IDENTITY
@@ -71,6 +74,7 @@ struct emu_registration {
 	uint64_t sframe_end;
 	struct emu_sframe_section *sframe;
 	uint64_t jit_head;
+	struct emu_jit_index *jit_index;
 	uint64_t text_vma_ident;
 	struct emu_identity ident;
 };

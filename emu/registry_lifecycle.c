@@ -16,6 +16,8 @@ static struct emu_registration *registration_clone(const struct emu_registration
 	c->ident.pathname = NULL;
 	c->ident.debug_link = NULL;
 	c->sframe = reg->sframe ? emu_sframe_get(reg->sframe) : NULL;
+	/* the child's tables are its own from now on: it starts its own index */
+	c->jit_index = reg->jit_index ? emu_jit_index_new() : NULL;
 	if ((reg->ident.pathname && !(c->ident.pathname = strdup(reg->ident.pathname))) ||
 	    (reg->ident.debug_link && !(c->ident.debug_link = strdup(reg->ident.debug_link)))) {
 		emu_registration_free(c);

@@ -120,8 +120,8 @@ int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
 	case EMU_UNWIND_SFRAME:
 		return emu_sframe_find_rule(reg->sframe, ip, rule);
 	case EMU_UNWIND_JIT:
-		return emu_jit_find_rule(mem, arch, reg->text_start, reg->jit_head, ip, rule,
-					 fault);
+		return emu_jit_find_rule(mem, arch, reg->text_start, reg->jit_head, ip,
+					 reg->jit_index, rule, fault);
 	default:
 		return -ENOENT;
 	}

@@ -175,13 +175,19 @@ out:
 	resume(tid, 0);
 }
 
-/* PTRACE_EVENT_EXIT of the leader: the mm still exists; find stale registrations. */
+/*
+ * PTRACE_EVENT_EXIT of the leader: the mm still exists. Walk the process's
+ * waiting samples now, while its memory (JIT tables, stacks past the copy)
+ * is readable, then find stale registrations.
+ */
 static void on_exit_event(struct supervisor *s, pid_t tid)
 {
 	struct thread *th = tracees_thread(&s->tree, tid);
 
-	if (th && th->proc && th->proc->tgid == tid && th->proc->as)
+	if (th && th->proc && th->proc->tgid == tid && th->proc->as) {
+		sampler_flush_proc(s, tid);
 		sv_refresh_maps(s, th->proc, tid);
+	}
 	resume(tid, 0);
 }
 

@@ -37,11 +37,12 @@ $(JIT_TEST): tests/jit/test_jit_live.c tests/e2e/run_helper.c tests/e2e/run_help
 		-DJIT_DEMO='"$(abspath $(JIT_DEMO))"' -DJIT_CHECK='"$(abspath $(JIT_CHECK))"' \
 		$(CFLAGS) $(filter %.c,$^) -o $@ -lcriterion -ljansson
 
-# The demo: 4 threads for 4 s, sampled at 499 Hz (the libunwind cross-check keeps
-# up); codectl-run's report, then every JIT stack checked against the true chains.
+# The demo: 4 threads, 2 s of CPU time each, sampled at 299 Hz (the libunwind
+# cross-check keeps up); codectl-run's report, then every JIT stack checked
+# against the true chains.
 JIT_DEMO_JSON := $(JIT_DIR)/demo-jit.json
 JIT_DEMO_CHAINS := $(JIT_DIR)/demo-jit.chains
 demo-jit: $(JIT_PROGS) $(CODECTL_RUN) $(AUDIT_SO)
-	$(CODECTL_RUN) -F 499 --json-all $(JIT_DEMO_JSON) -- $(JIT_DEMO) --threads 4 \
-		--seconds 4 --linger 0.5 --chains $(JIT_DEMO_CHAINS)
+	$(CODECTL_RUN) -F 299 --json-all $(JIT_DEMO_JSON) -- $(JIT_DEMO) --threads 4 \
+		--seconds 2 --chains $(JIT_DEMO_CHAINS)
 	$(JIT_CHECK) $(JIT_DEMO_JSON) $(JIT_DEMO_CHAINS)

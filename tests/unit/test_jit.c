@@ -59,7 +59,7 @@ static enum emu_jit_fault last_fault;
 
 static int find(uint64_t ip, struct emu_unwind_rule *r)
 {
-	return emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, tab_addr(0), ip, r, &last_fault);
+	return emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, tab_addr(0), ip, NULL, r, &last_fault);
 }
 
 /* find() must fail with -EINVAL for @why. */
@@ -193,6 +193,34 @@ Test(jit, looping_chains_end_the_lookup)
 	assert_fault(JIT_TEXT + 300, EMU_JIT_CHAIN_LOOP, "chain-loop");
 }
 
+Test(jit, the_sealed_table_index_keeps_the_checks)
+{
+	struct emu_jit_index *idx = emu_jit_index_new();
+	struct emu_unwind_rule r;
+
+	build_chain();
+	init_table(1, 0);			/* after the sealed head: empty tables in a loop */
+	init_table(2, 0);
+	tabs[1].h.next = tab_addr(2);
+	tabs[2].h.next = tab_addr(1);
+	for (int i = 0; i < 2; i++) {		/* the second lookup starts from the index */
+		cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, tab_addr(0), JIT_TEXT + 300,
+					       idx, &r, &last_fault), -EINVAL);
+		cr_assert_eq(last_fault, EMU_JIT_CHAIN_LOOP, "lookup %d", i);
+		cr_assert_eq(idx->n, 1, "the head is sealed");
+	}
+	build_chain();
+	cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, tab_addr(0), JIT_TEXT + 15, idx, &r,
+				       &last_fault), 0, "no false loop from the head found twice");
+	cr_assert_eq(r.cfa_off, 8);
+	tabs[1].h.used_len = 1000;		/* the tail breaks: found through the index */
+	assert_fault(JIT_TEXT + 110, EMU_JIT_USED_LEN, "used-len-above-reserved-len");
+	cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, tab_addr(0), JIT_TEXT + 110, idx, &r,
+				       &last_fault), -EINVAL);
+	cr_assert_eq(last_fault, EMU_JIT_USED_LEN);
+	emu_jit_index_free(idx);
+}
+
 Test(jit, chains_longer_than_the_bound_end_the_lookup)
 {
 	size_t n = EMU_JIT_MAX_TABLES + 1;
@@ -207,8 +235,8 @@ Test(jit, chains_longer_than_the_bound_end_the_lookup)
 			.next = i + 1 < n ? base + (i + 1) * sizeof(*chain) : 0 };
 	cr_assert_eq(emu_mem_image_add(&fs.img, base, chain, n * sizeof(*chain)), 0);
 	cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, base + sizeof(*chain), JIT_TEXT,
-				       &r, &last_fault), -ENOENT, "EMU_JIT_MAX_TABLES tables are fine");
-	cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, base, JIT_TEXT, &r, &last_fault),
+				       NULL, &r, &last_fault), -ENOENT, "EMU_JIT_MAX_TABLES tables are fine");
+	cr_assert_eq(emu_jit_find_rule(&fs.mem, x86, JIT_TEXT, base, JIT_TEXT, NULL, &r, &last_fault),
 		     -EINVAL);
 	cr_assert_eq(last_fault, EMU_JIT_CHAIN_TOO_LONG);
 	free(chain);

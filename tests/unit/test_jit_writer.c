@@ -41,6 +41,8 @@ struct writer_fixture {
 	size_t area_len;
 	struct counting cnt;
 	struct emu_accessor mem;
+	struct emu_jit_index *idx;
+	unsigned long walk_reads;	/* reads of the last lookup without the index */
 };
 
 static void fixture_init(struct writer_fixture *f, size_t per_table, size_t tables)
@@ -55,6 +57,14 @@ static void fixture_init(struct writer_fixture *f, size_t per_table, size_t tabl
 	cr_assert_eq(emu_mem_image_add(&f->cnt.img, (uintptr_t)f->area, f->area, f->area_len), 0);
 	f->cnt.inner = emu_mem_image_accessor(&f->cnt.img);
 	f->mem = (struct emu_accessor){ .read = counting_read, .ctx = &f->cnt };
+	f->idx = emu_jit_index_new();
+	cr_assert_not_null(f->idx);
+}
+
+static void fixture_fini(struct writer_fixture *f)
+{
+	emu_jit_index_free(f->idx);
+	free(f->area);
 }
 
 /* Function @i: even ones keep a frame pointer, odd ones are frameless. */
@@ -68,13 +78,35 @@ static int add_function(struct codectl_jit_tables *t, uint32_t i)
 	return codectl_jit_add(t, fre, n);
 }
 
-static int lookup(struct writer_fixture *f, uint64_t off, struct emu_unwind_rule *r)
+static int lookup_with(struct writer_fixture *f, uint64_t off, struct emu_jit_index *idx,
+		       struct emu_unwind_rule *r)
 {
 	enum emu_jit_fault fault;
 	int err = emu_jit_find_rule(&f->mem, emu_arch_get(EMU_ARCH_X86_64), (uintptr_t)TEXT,
-				    (uintptr_t)f->t.head, (uintptr_t)TEXT + off, r, &fault);
+				    (uintptr_t)f->t.head, (uintptr_t)TEXT + off, idx, r, &fault);
 
 	cr_assert_eq(fault, EMU_JIT_OK, "%s", emu_jit_fault_reason(fault));
+	return err;
+}
+
+/*
+ * Look @off up by walking the chain, then through the sealed-table index:
+ * both must give the same answer. f->cnt.reads: the indexed lookup's reads.
+ */
+static int lookup(struct writer_fixture *f, uint64_t off, struct emu_unwind_rule *r)
+{
+	struct emu_unwind_rule walked;
+	int err;
+
+	f->cnt.reads = 0;
+	err = lookup_with(f, off, NULL, &walked);
+	f->walk_reads = f->cnt.reads;
+	f->cnt.reads = 0;
+	cr_assert_eq(lookup_with(f, off, f->idx, r), err, "indexed lookup of +%llu",
+		     (unsigned long long)off);
+	if (!err)
+		cr_assert_eq(memcmp(r, &walked, sizeof(*r)), 0, "the same rule at +%llu",
+			     (unsigned long long)off);
 	return err;
 }
 
@@ -118,7 +150,7 @@ Test(jit_writer, shapes_give_the_rule_of_every_instruction_boundary)
 	for (uint32_t i = 0; i < 6; i++)
 		for (uint32_t at = 0; at < FN_BYTES; at++)
 			expect_rule(&f, i, at);
-	free(f.area);
+	fixture_fini(&f);
 }
 
 Test(jit_writer, full_tables_are_chained_without_losing_entries)
@@ -138,7 +170,7 @@ Test(jit_writer, full_tables_are_chained_without_losing_entries)
 	for (uint32_t i = 0; i < 16; i++)
 		for (uint32_t at = 0; at < FN_BYTES; at++)
 			expect_rule(&f, i, at);
-	free(f.area);
+	fixture_fini(&f);
 }
 
 Test(jit_writer, bad_entries_are_refused)
@@ -158,7 +190,46 @@ Test(jit_writer, bad_entries_are_refused)
 	cr_assert_eq(codectl_jit_add(&f.t, fre, 17), -EINVAL, "more than a table holds");
 	cr_assert_eq(f.t.head->used_len, CODECTL_JIT_FRAMELESS_FRES * CODECTL_JIT_FRE_STRIDE,
 		     "nothing refused was published");
-	free(f.area);
+	fixture_fini(&f);
+}
+
+Test(jit_writer, the_index_follows_a_growing_chain)
+{
+	struct writer_fixture f;
+
+	fixture_init(&f, 8, 64);	/* an FP and a frameless function per table */
+	srand(7);
+	for (uint32_t i = 0; i < 120; i++) {
+		cr_assert_eq(add_function(&f.t, i), 0, "fn %u", i);
+		expect_rule(&f, i, (uint32_t)rand() % FN_BYTES);
+		expect_rule(&f, (uint32_t)rand() % (i + 1), (uint32_t)rand() % FN_BYTES);
+	}
+	cr_assert_geq(f.idx->n, 50, "%u sealed tables indexed", f.idx->n);
+	cr_assert_leq(f.idx->n, 59);
+	fixture_fini(&f);
+}
+
+Test(jit_writer, a_sealed_table_rewritten_empties_the_index)
+{
+	struct writer_fixture f;
+	struct code_jit_unwind_table *second;
+	struct code_jit_unwind_fre *fre;
+	struct emu_unwind_rule r;
+
+	fixture_init(&f, 8, 8);
+	for (uint32_t i = 0; i < 12; i++)
+		cr_assert_eq(add_function(&f.t, i), 0);
+	cr_assert_eq(lookup(&f, 11 * FN_BYTES, &r), 0);
+	cr_assert_eq(f.idx->n, 5, "sealed: tables 0-4 of 6");
+	/* against the ABI: table 1's functions (2, 3) moved up by 2 bytes */
+	second = (void *)(uintptr_t)f.t.head->next;
+	fre = (void *)(second + 1);
+	for (unsigned int i = 0; i < 7; i++)
+		fre[i].ip_off += 2;
+	cr_assert_eq(lookup(&f, 2 * FN_BYTES + 2, &r), 0);
+	cr_assert_eq(r.cfa_off, 8, "push %%rbp of the moved function");
+	cr_assert_eq(f.idx->n, 3, "rebuilt up to the table after the one searched");
+	fixture_fini(&f);
 }
 
 /* 285 716 functions, 1 000 006 entries in 16 tables of 65536. */
@@ -167,7 +238,6 @@ Test(jit_writer, a_million_entries_across_chained_tables, .timeout = 60)
 	const uint32_t fns = 285716, per_table = 65536;
 	struct writer_fixture f;
 	struct emu_unwind_rule r;
-	unsigned long reads;
 
 	fixture_init(&f, per_table, 16);
 	for (uint32_t i = 0; i < fns; i++)
@@ -177,17 +247,18 @@ Test(jit_writer, a_million_entries_across_chained_tables, .timeout = 60)
 	for (int k = 0; k < 20000; k++)
 		expect_rule(&f, (uint32_t)rand() % fns, (uint32_t)rand() % FN_BYTES);
 	/*
-	 * The last table: a header and a first entry per table, then its last
-	 * entry, at most 16 search steps and the overlap check.
+	 * Walking to the last table: a header and a first entry per table, then
+	 * its last entry, at most 16 search steps and the overlap check.
 	 */
-	f.cnt.reads = 0;
 	cr_assert_eq(lookup(&f, (uint64_t)(fns - 3) * FN_BYTES + 5, &r), 0);
-	reads = f.cnt.reads;
-	cr_assert_leq(reads, 16 * 2 + 1 + 16 + 1, "%lu reads", reads);
-	cr_assert_geq(reads, 16 * 2 + 1, "%lu reads", reads);
-	/* the first table: the second's first entry ends the walk, the rest never read */
-	f.cnt.reads = 0;
-	cr_assert_eq(lookup(&f, 7 * FN_BYTES + 5, &r), 0);
+	cr_assert_leq(f.walk_reads, 16 * 2 + 1 + 16 + 1, "%lu reads", f.walk_reads);
+	cr_assert_geq(f.walk_reads, 16 * 2 + 1, "%lu reads", f.walk_reads);
+	/* the 15 sealed tables are indexed: the head, the last sealed one, the tail */
+	cr_assert_eq(f.idx->n, 15);
+	cr_assert_leq(f.cnt.reads, 3 * 2 + 1 + 16 + 1, "%lu reads", f.cnt.reads);
+	/* a middle table: the head, the table, its last entry, the search */
+	cr_assert_eq(lookup(&f, (uint64_t)(fns / 2) * FN_BYTES + 5, &r), 0);
 	cr_assert_leq(f.cnt.reads, 2 * 2 + 1 + 16 + 1, "%lu reads", f.cnt.reads);
-	free(f.area);
+	cr_assert_geq(f.walk_reads, 8 * 2, "%lu reads", f.walk_reads);
+	fixture_fini(&f);
 }
