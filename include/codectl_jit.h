@@ -195,6 +195,75 @@ static inline void codectl_jit_copy_fres(struct code_jit_unwind_table *tab, uint
 }
 
 /**
+ * struct codectl_jit_slot - where the next entries go (codectl_jit_reserve())
+ * @tab: the tail table, or a new one not yet linked into the chain (@fresh)
+ * @used: bytes of @tab's entries before them (its used_len)
+ */
+struct codectl_jit_slot {
+	struct code_jit_unwind_table *tab;
+	uint64_t used;
+	int fresh;
+};
+
+/**
+ * codectl_jit_reserve() - check @n entries and find room for them, unpublished
+ * @fre, @n: as for codectl_jit_add()
+ *
+ * The first half of codectl_jit_add(), for writers that must do something
+ * to the slots before the entries land there (tests poison them). Nothing is
+ * visible to readers until codectl_jit_publish().
+ * Return: 0 with *@slot set, or the errors of codectl_jit_add().
+ */
+static inline int codectl_jit_reserve(struct codectl_jit_tables *t,
+				      const struct code_jit_unwind_fre *fre, size_t n,
+				      struct codectl_jit_slot *slot)
+{
+	struct code_jit_unwind_table *tab = t->tail;
+	uint64_t bytes = (uint64_t)n * CODECTL_JIT_FRE_STRIDE;
+	int err;
+
+	if (!n || n > t->fres_per_table)
+		return -EINVAL;
+	err = codectl_jit_check_fres(t, fre, n);
+	if (err)
+		return err;
+	*slot = (struct codectl_jit_slot){ .tab = tab, .used = tab->used_len };
+	if (tab->reserved_len - slot->used >= bytes)
+		return 0;
+	slot->tab = codectl_jit_new_table(t);
+	if (!slot->tab)
+		return -ENOSPC;
+	slot->used = 0;
+	slot->fresh = 1;
+	return 0;
+}
+
+/**
+ * codectl_jit_publish() - write @n entries to @slot and publish them
+ * @slot: from codectl_jit_reserve() with the same @fre and @n, just before
+ *
+ * The entries, then used_len (store-release); a new table is linked by a
+ * store-release of the old tail's next once it is complete, and the old
+ * tail's used_len is stored again after that, as codectl-abi.md orders it.
+ */
+static inline void codectl_jit_publish(struct codectl_jit_tables *t,
+				       const struct codectl_jit_slot *slot,
+				       const struct code_jit_unwind_fre *fre, size_t n)
+{
+	struct code_jit_unwind_table *old = t->tail;
+	uint64_t used = slot->used + (uint64_t)n * CODECTL_JIT_FRE_STRIDE;
+
+	codectl_jit_copy_fres(slot->tab, slot->used, fre, n);
+	__atomic_store_n(&slot->tab->used_len, used, __ATOMIC_RELEASE);
+	if (slot->fresh) {
+		__atomic_store_n(&old->next, (uint64_t)(uintptr_t)slot->tab, __ATOMIC_RELEASE);
+		__atomic_store_n(&old->used_len, old->used_len, __ATOMIC_RELEASE);
+		t->tail = slot->tab;
+	}
+	t->end_off = (uint64_t)fre[n - 1].ip_off + fre[n - 1].size;
+}
+
+/**
  * codectl_jit_add() - append and publish one function's FREs (no system call)
  * @fre, @n: entries in increasing ip_off order, offsets from text_start,
  *	starting at or after the end of the last entry added; all n are
@@ -207,30 +276,12 @@ static inline void codectl_jit_copy_fres(struct code_jit_unwind_table *tab, uint
 static inline int codectl_jit_add(struct codectl_jit_tables *t,
 				  const struct code_jit_unwind_fre *fre, size_t n)
 {
-	struct code_jit_unwind_table *tab = t->tail, *fresh;
-	uint64_t used = tab->used_len, bytes = (uint64_t)n * CODECTL_JIT_FRE_STRIDE;
-	int err;
+	struct codectl_jit_slot slot;
+	int err = codectl_jit_reserve(t, fre, n, &slot);
 
-	if (!n || n > t->fres_per_table)
-		return -EINVAL;
-	err = codectl_jit_check_fres(t, fre, n);
-	if (err)
-		return err;
-	if (tab->reserved_len - used < bytes) {
-		fresh = codectl_jit_new_table(t);
-		if (!fresh)
-			return -ENOSPC;
-		codectl_jit_copy_fres(fresh, 0, fre, n);
-		fresh->used_len = bytes;
-		__atomic_store_n(&tab->next, (uint64_t)(uintptr_t)fresh, __ATOMIC_RELEASE);
-		__atomic_store_n(&tab->used_len, used, __ATOMIC_RELEASE);
-		t->tail = fresh;
-	} else {
-		codectl_jit_copy_fres(tab, used, fre, n);
-		__atomic_store_n(&tab->used_len, used + bytes, __ATOMIC_RELEASE);
-	}
-	t->end_off = (uint64_t)fre[n - 1].ip_off + fre[n - 1].size;
-	return 0;
+	if (!err)
+		codectl_jit_publish(t, &slot, fre, n);
+	return err;
 }
 
 /**

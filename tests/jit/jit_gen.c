@@ -86,31 +86,13 @@ static void poison_slots(struct code_jit_unwind_table *tab, uint64_t from, uint6
 
 int jit_poison_add(struct codectl_jit_tables *t, const struct code_jit_unwind_fre *fre, size_t n)
 {
-	struct code_jit_unwind_table *tab = t->tail, *fresh;
-	uint64_t used = tab->used_len, bytes = (uint64_t)n * CODECTL_JIT_FRE_STRIDE;
-	int err;
+	struct codectl_jit_slot slot;
+	int err = codectl_jit_reserve(t, fre, n, &slot);
 
-	if (!n || n > t->fres_per_table)
-		return -EINVAL;
-	err = codectl_jit_check_fres(t, fre, n);
 	if (err)
 		return err;
-	if (tab->reserved_len - used < bytes) {
-		fresh = codectl_jit_new_table(t);
-		if (!fresh)
-			return -ENOSPC;
-		poison_slots(fresh, 0, n + JIT_POISON_AHEAD);
-		codectl_jit_copy_fres(fresh, 0, fre, n);
-		__atomic_store_n(&fresh->used_len, bytes, __ATOMIC_RELEASE);
-		__atomic_store_n(&tab->next, (uint64_t)(uintptr_t)fresh, __ATOMIC_RELEASE);
-		__atomic_store_n(&tab->used_len, used, __ATOMIC_RELEASE);
-		t->tail = fresh;
-	} else {
-		poison_slots(tab, used / CODECTL_JIT_FRE_STRIDE, n + JIT_POISON_AHEAD);
-		codectl_jit_copy_fres(tab, used, fre, n);
-		__atomic_store_n(&tab->used_len, used + bytes, __ATOMIC_RELEASE);
-	}
-	t->end_off = (uint64_t)fre[n - 1].ip_off + fre[n - 1].size;
+	poison_slots(slot.tab, slot.used / CODECTL_JIT_FRE_STRIDE, n + JIT_POISON_AHEAD);
+	codectl_jit_publish(t, &slot, fre, n);
 	return 0;
 }
 

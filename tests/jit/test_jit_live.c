@@ -11,9 +11,10 @@
  * --no-crosscheck everywhere: libunwind cannot see JIT code, and only our
  * unwinder's frames are checked. jit-demo's threads run for an amount of
  * their own CPU time, so a busy machine makes runs longer, not their samples
- * fewer. No run lingers (--linger 0): codectl-run must unwind the samples it
- * still holds for a process at the process's exit event, while its JIT
- * tables can still be read (after it, they would stop as header-unreadable).
+ * fewer. No run lingers (jit-demo --linger): codectl-run must unwind the
+ * samples it still holds for a process at the process's exit event, while
+ * its JIT tables can still be read (after it, they would stop as
+ * header-unreadable).
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -52,9 +53,8 @@ static void case_init(struct jit_case *c)
 	snprintf(c->chains, sizeof(c->chains), "%s/chains", c->dir);
 }
 
-/* codectl-run OPTS --json-all JSON -- jit-demo --chains CHAINS --linger L ARGS */
-static void case_run(struct jit_case *c, const char *const *opts, const char *linger,
-		     const char *const *args)
+/* codectl-run OPTS --json-all JSON -- jit-demo --chains CHAINS ARGS */
+static void case_run(struct jit_case *c, const char *const *opts, const char *const *args)
 {
 	const char *argv[64];
 	int n = 0;
@@ -67,8 +67,6 @@ static void case_run(struct jit_case *c, const char *const *opts, const char *li
 	argv[n++] = JIT_DEMO;
 	argv[n++] = "--chains";
 	argv[n++] = c->chains;
-	argv[n++] = "--linger";
-	argv[n++] = linger;
 	for (int i = 0; args[i] && n < 63; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
@@ -174,7 +172,7 @@ Test(jit, demo_stacks_are_the_true_chains)
 	struct jit_case c;
 
 	case_init(&c);
-	case_run(&c, ARGS("--no-crosscheck"), "0",
+	case_run(&c, ARGS("--no-crosscheck"),
 		 ARGS("--threads", "3", "--seconds", "1", "--table-fres", "4096"));
 	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
 	cr_assert(strstr(c.r.out, "jit-demo: demo: 3 threads,"), "%s", c.r.out);
@@ -195,7 +193,7 @@ Test(jit, tables_growing_while_sampled_never_show_unpublished_entries)
 	const char *p;
 
 	case_init(&c);
-	case_run(&c, ARGS("--no-crosscheck", "-F", "1000"), "0",
+	case_run(&c, ARGS("--no-crosscheck", "-F", "1000"),
 		 ARGS("--mode", "grow", "--threads", "2", "--seconds", "4", "--functions", "100000",
 		      "--table-fres", "16384"));
 	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
@@ -224,7 +222,7 @@ Test(jit, million_functions_in_chained_tables_one_registration)
 
 	case_init(&c);
 	/* a lookup in the last table passes all 54 headers: 500 Hz, so that none is dropped */
-	case_run(&c, ARGS("--no-loader-module", "--no-crosscheck", "--trace", "-F", "500"), "0",
+	case_run(&c, ARGS("--no-loader-module", "--no-crosscheck", "--trace", "-F", "500"),
 		 ARGS("--mode", "big", "--functions", "1000000", "--table-fres", "65536",
 		      "--seconds", "1"));
 	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
@@ -265,7 +263,7 @@ Test(jit, unregister_while_a_thread_runs_jit_code)
 	struct jit_case c;
 
 	case_init(&c);
-	case_run(&c, ARGS("--no-loader-module", "--no-crosscheck", "--registry-dump"), "0",
+	case_run(&c, ARGS("--no-loader-module", "--no-crosscheck", "--registry-dump"),
 		 ARGS("--mode", "unregister", "--seconds", "2"));
 	/* codectl-run exits with the program's status: the thread finished, nothing crashed */
 	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
@@ -296,7 +294,7 @@ Test(jit, forked_child_registers_its_own_area)
 	const char *p;
 
 	case_init(&c);
-	case_run(&c, ARGS("--no-loader-module", "--no-crosscheck"), "0",
+	case_run(&c, ARGS("--no-loader-module", "--no-crosscheck"),
 		 ARGS("--mode", "fork", "--threads", "2", "--seconds", "1"));
 	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
 	p = strstr(c.r.out, "jit-demo: fork: child ");
@@ -345,7 +343,7 @@ Test(jit, unsorted_table_stops_walks_and_the_run_goes_on)
 	struct jit_case c;
 
 	case_init(&c);
-	case_run(&c, ARGS("--no-crosscheck"), "0",
+	case_run(&c, ARGS("--no-crosscheck"),
 		 ARGS("--mode", "corrupt", "--threads", "2", "--seconds", "2"));
 	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
 	cr_assert(strstr(c.r.out, "set to ip_off 0 (unsorted) halfway"), "%s", c.r.out);

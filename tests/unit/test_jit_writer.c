@@ -140,6 +140,14 @@ static void expect_rule(struct writer_fixture *f, uint32_t i, uint32_t at)
 	cr_assert_not(r.outermost);
 }
 
+/* Every byte of functions [0, @n): its rule, or padding. */
+static void expect_functions(struct writer_fixture *f, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t at = 0; at < FN_BYTES; at++)
+			expect_rule(f, i, at);
+}
+
 Test(jit_writer, shapes_give_the_rule_of_every_instruction_boundary)
 {
 	struct writer_fixture f;
@@ -147,9 +155,7 @@ Test(jit_writer, shapes_give_the_rule_of_every_instruction_boundary)
 	fixture_init(&f, 16, 4);
 	for (uint32_t i = 0; i < 6; i++)
 		cr_assert_eq(add_function(&f.t, i), 0);
-	for (uint32_t i = 0; i < 6; i++)
-		for (uint32_t at = 0; at < FN_BYTES; at++)
-			expect_rule(&f, i, at);
+	expect_functions(&f, 6);
 	fixture_fini(&f);
 }
 
@@ -167,9 +173,7 @@ Test(jit_writer, full_tables_are_chained_without_losing_entries)
 	cr_assert_eq(tables, 8);
 	cr_assert_eq(f.t.tail->used_len, 7 * CODECTL_JIT_FRE_STRIDE, "fn 14 and 15 in the last");
 	cr_assert_eq(add_function(&f.t, 16), -ENOSPC, "the area is full");
-	for (uint32_t i = 0; i < 16; i++)
-		for (uint32_t at = 0; at < FN_BYTES; at++)
-			expect_rule(&f, i, at);
+	expect_functions(&f, 16);
 	fixture_fini(&f);
 }
 
