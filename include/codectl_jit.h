@@ -212,7 +212,8 @@ struct codectl_jit_slot {
  * The first half of codectl_jit_add(), for writers that must do something
  * to the slots before the entries land there (tests poison them). Nothing is
  * visible to readers until codectl_jit_publish().
- * Return: 0 with *@slot set, or the errors of codectl_jit_add().
+ * Return: 0 with *@slot set, or the errors of codectl_jit_add() (-EINVAL
+ * also after codectl_jit_destroy() or a failed init).
  */
 static inline int codectl_jit_reserve(struct codectl_jit_tables *t,
 				      const struct code_jit_unwind_fre *fre, size_t n,
@@ -222,7 +223,7 @@ static inline int codectl_jit_reserve(struct codectl_jit_tables *t,
 	uint64_t bytes = (uint64_t)n * CODECTL_JIT_FRE_STRIDE;
 	int err;
 
-	if (!n || n > t->fres_per_table)
+	if (!tab || !n || n > t->fres_per_table)
 		return -EINVAL;
 	err = codectl_jit_check_fres(t, fre, n);
 	if (err)
@@ -286,19 +287,24 @@ static inline int codectl_jit_add(struct codectl_jit_tables *t,
 
 /**
  * codectl_jit_destroy() - unregister (when registered) and free the table area
- * Return: 0, or the negative errno of the unregistration (the area is freed
- * either way only when owned; a failed unregistration leaves it mapped, since
- * the unwinder may still read it).
+ *
+ * A registration already gone (-ENOENT: unregistered by someone else) counts
+ * as unregistered. Calling it again, or codectl_jit_add() after it, is safe
+ * (-EINVAL from the add).
+ * Return: 0, or the negative errno of the unregistration; then nothing is
+ * freed, since the unwinder may still read the tables.
  */
 static inline int codectl_jit_destroy(struct codectl_jit_tables *t)
 {
 	if (t->registered &&
-	    codectl(CODE_UNREGISTER, (void *)(uintptr_t)t->text_start, 0, 0))
+	    codectl(CODE_UNREGISTER, (void *)(uintptr_t)t->text_start, 0, 0) && errno != ENOENT)
 		return -errno;
 	t->registered = 0;
-	if (t->area_owned)
+	if (t->area_owned && t->area)
 		munmap(t->area, t->area_len);
 	t->area = NULL;
+	t->area_len = t->area_used = 0;
+	t->area_owned = 0;
 	t->head = t->tail = NULL;
 	return 0;
 }

@@ -185,7 +185,8 @@ static void finish_sampling(struct supervisor *s)
 	sample_report_add_sources(s);
 	sample_report_print(s);
 	sample_report_write_files(s, status);
-	s->check_failed = s->opts.check && s->sampler->stats.check_failures;
+	s->check_failed = s->opts.check && (s->sampler->stats.check_failures ||
+					     s->sampler->stats.jit_invalid_total);
 }
 
 /*

@@ -146,6 +146,8 @@ static void add_line(struct perf_map *m, const char *line, size_t len)
 	char *out;
 
 	m->lines++;
+	if (m->n >= PERF_MAP_MAX_ENTRIES)
+		m->problem = "more than 1048576 functions: the rest are not named";
 	if (len > PERF_MAP_MAX_LINE || m->n >= PERF_MAP_MAX_ENTRIES ||
 	    perf_map_parse_line(line, len, &start, &size, &name, &name_len) ||
 	    reserve(m, name_len))
@@ -185,6 +187,8 @@ static void read_from(struct perf_map *m, int fd, off_t size)
 	size_t have = 0, used, want;
 	ssize_t r;
 
+	if (size > (off_t)m->max_bytes)
+		m->problem = "larger than the 64 MiB read: the rest is not read";
 	while (buf && m->read_off + (off_t)have < limit) {
 		want = PERF_MAP_CHUNK - have;
 		if ((off_t)want > limit - m->read_off - (off_t)have)
@@ -262,10 +266,19 @@ static void refresh(struct perf_map *m)
 		return;
 	m->checked = true;
 	fd = open(m->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ELOOP)
+			m->problem = "a symbolic link: not followed";
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !owner_ok(m, st.st_uid))
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		m->problem = "not a regular file: not read";
 		goto out;
+	}
+	if (!owner_ok(m, st.st_uid)) {
+		m->problem = "owned by a user other than the program's or ours: not read";
+		goto out;
+	}
 	if (m->have_file && st.st_dev == m->dev && st.st_ino == m->ino && st.st_size == m->size &&
 	    st.st_mtim.tv_sec == m->mtime.tv_sec && st.st_mtim.tv_nsec == m->mtime.tv_nsec)
 		goto out;	/* unchanged */

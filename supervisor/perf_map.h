@@ -46,6 +46,8 @@ struct perf_map_entry {
  * @owner, @have_owner: a uid of the process's that owned a file accepted
  * @checked: the file was looked at since the last perf_map_new_sample()
  * @reads: times the file was read (a whole or appended part)
+ * @problem: why the file was refused or not read whole (a static phrase),
+ *	NULL when none; @problem_noted: the caller has said so
  */
 struct perf_map {
 	char path[64];
@@ -70,6 +72,8 @@ struct perf_map {
 	bool have_owner;
 	bool checked;
 	unsigned long reads;
+	const char *problem;
+	bool problem_noted;
 };
 
 /**

@@ -96,6 +96,24 @@ static void print_jit(struct supervisor *s, const struct sample_stats *st)
 	fprintf(s->log, "\n");
 }
 
+/* Walks a JIT table broke off: the program's tables break codectl(2)'s rules. */
+static void print_jit_invalid(struct supervisor *s, const struct sample_stats *st)
+{
+	const char *sep = "";
+
+	if (!st->jit_invalid_total)
+		return;
+	fprintf(s->log, "  JIT tables: %lu walks stopped at a table breaking codectl(2)'s rules:",
+		st->jit_invalid_total);
+	for (unsigned int f = 1; f < EMU_JIT_FAULT_COUNT; f++) {
+		if (!st->jit_invalid[f])
+			continue;
+		fprintf(s->log, "%s %s %lu", sep, emu_jit_fault_reason(f), st->jit_invalid[f]);
+		sep = ",";
+	}
+	fprintf(s->log, "%s\n", s->opts.check ? " (--check fails)" : "");
+}
+
 static void print_counts(struct supervisor *s, struct sample_stats *st)
 {
 	const struct sampler *sm = s->sampler;
@@ -130,6 +148,7 @@ static void print_counts(struct supervisor *s, struct sample_stats *st)
 		fprintf(s->log, ", not cross-checked %lu", st->by_class[SC_UNCHECKED]);
 	fprintf(s->log, "\n");
 	print_jit(s, st);
+	print_jit_invalid(s, st);
 	if (a >= 0)
 		fprintf(s->log, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
 				"agree with libunwind over their SFrame-covered frames)\n",

@@ -79,6 +79,24 @@ out:
 	return err;
 }
 
+
+/* Walks stopped by a malformed JIT table, by what was wrong ("unsorted": N). */
+static json_t *jit_invalid_json(const struct sample_stats *st)
+{
+	const char *prefix = "jit-table-invalid: ";
+	json_t *o = json_object();
+
+	for (unsigned int f = 1; o && f < EMU_JIT_FAULT_COUNT; f++) {
+		const char *name = emu_jit_fault_reason(f);
+
+		if (!st->jit_invalid[f])
+			continue;
+		if (!strncmp(name, prefix, strlen(prefix)))
+			name += strlen(prefix);
+		json_object_set_new(o, name, json_integer((json_int_t)st->jit_invalid[f]));
+	}
+	return o;
+}
 static json_t *counts_json(const struct sample_stats *st)
 {
 	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
@@ -104,6 +122,7 @@ static json_t *counts_json(const struct sample_stats *st)
 			    json_integer((json_int_t)st->by_class[SC_JIT_UNCHECKED]));
 	json_object_set_new(o, "through_jit", json_integer((json_int_t)st->jit_samples));
 	json_object_set_new(o, "jit_frames", json_integer((json_int_t)st->jit_frames));
+	json_object_set_new(o, "jit_table_invalid", jit_invalid_json(st));
 	return o;
 }
 

@@ -259,6 +259,10 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 	st->strict_changed += w->strict_changed;
 	st->jit_samples += w->jit_frames > 0;
 	st->jit_frames += w->jit_frames;
+	if (w->jit_fault && w->jit_fault < EMU_JIT_FAULT_COUNT) {
+		st->jit_invalid[w->jit_fault]++;
+		st->jit_invalid_total++;
+	}
 	if (w->waited_ns > st->period_ns) {
 		st->waited++;
 		if (w->waited_ns > st->waited_max_ns)

@@ -22,6 +22,7 @@
 /**
  * struct sample_walks - one sample's walks and what the comparison found
  * @ours, @n: our frames; @stop: why our walk ended (emu_stop_reason(), static)
+ * @jit_fault: what was wrong with a JIT table when @stop says so, else 0
  * @jit_frame: index of our first frame in JIT code (SAMPLE_NO_JIT_FRAME: none);
  *	@jit_frames: our frames in JIT code
  * @ref, @n_ref, @ref_err, @have_ref: libunwind's (see sample_classify())
@@ -37,6 +38,7 @@ struct sample_walks {
 	const struct emu_frame *ours;
 	unsigned int n;
 	const char *stop;
+	uint8_t jit_fault;
 	unsigned int jit_frame;
 	unsigned int jit_frames;
 	const uint64_t *ref;
@@ -73,6 +75,8 @@ struct sample_stats {
 	unsigned long strict_changed;
 	unsigned long jit_samples;	/* samples with a frame in JIT code */
 	unsigned long jit_frames;	/* frames in JIT code, in all samples */
+	unsigned long jit_invalid[EMU_JIT_FAULT_COUNT];	/* walks stopped by a bad table */
+	unsigned long jit_invalid_total;
 	uint32_t *freeze_ns;
 	size_t nfreeze;
 	size_t capfreeze;

@@ -165,6 +165,18 @@ static void third_opinion(struct sampler *sm, struct proc_unwinders *u, const st
 	sm->stats.n_elf_walks++;
 }
 
+/* Say once per process why its perf map was refused or read in part. */
+static void note_perf_map(struct supervisor *s, struct proc *p)
+{
+	struct perf_map *m = &p->unwinders->dwfl.perf;
+
+	if (!m->problem || m->problem_noted)
+		return;
+	m->problem_noted = true;
+	sv_note(s, "pid %d: perf map %s: %s (JIT symbols from it may be missing)", p->tgid,
+		m->path, m->problem);
+}
+
 void sample_walk(struct supervisor *s, const struct sample *smp)
 {
 	struct sampler *sm = s->sampler;
@@ -197,6 +209,7 @@ void sample_walk(struct supervisor *s, const struct sample *smp)
 	w.ours = sm->ours;
 	w.n = res.nframes;
 	w.stop = emu_stop_reason(&res);
+	w.jit_fault = res.stop == EMU_STOP_JIT_INVALID ? res.jit_fault : EMU_JIT_OK;
 	w.strict_changed = ra_lookup_changes(sm, p, &acc, &regs, &res);
 	find_jit_frames(sm, p, &w);
 	walk_references(s, p, smp, &w);
@@ -210,4 +223,5 @@ void sample_walk(struct supervisor *s, const struct sample *smp)
 		   reason_of(sm, p, &p->unwinders->dwfl, &w, &res);
 	stats_add(&sm->stats, &w, object_of(p, &p->unwinders->dwfl, smp->regs.rip), symbol_cb,
 		  &p->unwinders->dwfl, s->opts.folded_path != NULL);
+	note_perf_map(s, p);
 }

@@ -337,16 +337,30 @@ static void count_stops(const char *path, const char *prefix, const char *name, 
 	json_decref(j);
 }
 
+/* samples.jit_table_invalid.@what of the report JSON, -1 when missing */
+static long json_stop_count(const char *path, const char *what)
+{
+	json_t *j = json_load_file(path, 0, NULL);
+	json_t *n = json_object_get(json_object_get(json_object_get(j, "samples"),
+						    "jit_table_invalid"), what);
+	long v = json_is_integer(n) ? (long)json_integer_value(n) : -1;
+
+	json_decref(j);
+	return v;
+}
+
 Test(jit, unsorted_table_stops_walks_and_the_run_goes_on)
 {
 	size_t invalid, unsorted;
 	struct jit_case c;
 
 	case_init(&c);
-	case_run(&c, ARGS("--no-crosscheck"),
+	case_run(&c, ARGS("--no-crosscheck", "--check"),
 		 ARGS("--mode", "corrupt", "--threads", "2", "--seconds", "2"));
-	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
+	cr_assert_eq(c.r.status, 3, "--check fails: %s%s", c.r.out, c.r.log);
 	cr_assert(strstr(c.r.out, "set to ip_off 0 (unsorted) halfway"), "%s", c.r.out);
+	cr_assert(strstr(c.r.log, " walks stopped at a table breaking codectl(2)'s rules: "
+			 "jit-table-invalid: unsorted "), "%s", c.r.log);
 	case_check(&c, true);
 	cr_assert_eq(c.check_status, 0, "%s", c.check);
 	cr_assert_eq(count(&c, "mismatches"), 0, "%s", c.check);
@@ -359,6 +373,7 @@ Test(jit, unsorted_table_stops_walks_and_the_run_goes_on)
 	cr_assert_geq((long)invalid, count(&c, "invalid"));
 	cr_assert_eq(unsorted, invalid, "%zu of %zu invalid stops are \"unsorted\"", unsorted,
 		     invalid);
+	cr_assert_eq(json_stop_count(c.json, "unsorted"), (long)invalid, "JSON jit_table_invalid");
 	case_free(&c);
 }
 

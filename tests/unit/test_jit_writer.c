@@ -194,6 +194,9 @@ Test(jit_writer, bad_entries_are_refused)
 	cr_assert_eq(codectl_jit_add(&f.t, fre, 17), -EINVAL, "more than a table holds");
 	cr_assert_eq(f.t.head->used_len, CODECTL_JIT_FRAMELESS_FRES * CODECTL_JIT_FRE_STRIDE,
 		     "nothing refused was published");
+	cr_assert_eq(codectl_jit_destroy(&f.t), 0, "not registered: nothing to unregister");
+	cr_assert_eq(codectl_jit_destroy(&f.t), 0, "twice");
+	cr_assert_eq(add_function(&f.t, 2), -EINVAL, "after destroy");
 	fixture_fini(&f);
 }
 

@@ -225,6 +225,7 @@ Test(perf_map, read_up_to_the_size_cap)
 	cr_assert_str_eq(at(&m, 0x2000, 0x2000), "b");
 	cr_assert_eq(m.n, 2);
 	cr_assert_eq(m.read_off, 20);
+	cr_assert_str_eq(m.problem, "larger than the 64 MiB read: the rest is not read");
 	perf_map_free(&m);
 }
 
@@ -237,11 +238,13 @@ Test(perf_map, links_fifos_and_directories_are_refused)
 	perf_map_init(&m, getpid(), path_of("link"));
 	cr_assert_str_eq(at(&m, 0x1000, 0), "-");
 	cr_assert_eq(m.reads, 0);
+	cr_assert_str_eq(m.problem, "a symbolic link: not followed");
 	perf_map_free(&m);
 	cr_assert_eq(mkfifo(path_of("fifo"), 0600), 0);
 	perf_map_init(&m, getpid(), path_of("fifo"));	/* opened without blocking */
 	cr_assert_str_eq(at(&m, 0x1000, 0), "-");
 	cr_assert_eq(m.reads, 0);
+	cr_assert_str_eq(m.problem, "not a regular file: not read");
 	perf_map_free(&m);
 	perf_map_init(&m, getpid(), dir);
 	cr_assert_str_eq(at(&m, 0x1000, 0), "-");
@@ -260,6 +263,7 @@ Test(perf_map, a_file_of_another_user_is_refused)
 	perf_map_init(&m, getpid(), path_of("m"));
 	cr_assert_str_eq(at(&m, 0x1000, 0), "-");
 	cr_assert_eq(m.reads, 0);
+	cr_assert_str_eq(m.problem, "owned by a user other than the program's or ours: not read");
 	perf_map_free(&m);
 }
 
