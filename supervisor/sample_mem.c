@@ -11,6 +11,7 @@ void sample_mem_init(struct sample_mem *m, const struct sample *smp)
 	m->npages = 0;
 	m->remote_reads = 0;
 	m->remote_faults = 0;
+	m->past_copy = false;
 }
 
 /*
@@ -92,6 +93,8 @@ int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
 		memcpy(buf, s->stack + (addr - s->stack_start), len);
 		return 0;
 	}
+	if (addr >= s->stack_start + s->stack_len && addr < s->stack_map_end)
+		m->past_copy = true;
 	return read_remote(m, addr, buf, len);
 }
 

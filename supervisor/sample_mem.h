@@ -20,6 +20,7 @@
  * struct sample_mem - reader over one sample
  * @smp: the sample (not owned)
  * @remote_reads: process_vm_readv calls made; @remote_faults: pages unreadable
+ * @past_copy: a read fell on the stack above the copy (read live, later)
  * The page cache lives as long as the reader: one sample's walks.
  */
 struct sample_mem {
@@ -29,6 +30,7 @@ struct sample_mem {
 	unsigned int npages;
 	uint64_t remote_reads;
 	uint64_t remote_faults;
+	bool past_copy;
 	uint8_t page[SAMPLE_MEM_PAGES][SAMPLE_MEM_PAGE];
 };
 

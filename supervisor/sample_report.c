@@ -149,6 +149,10 @@ static void print_counts(struct supervisor *s, struct sample_stats *st)
 	fprintf(s->log, "\n");
 	print_jit(s, st);
 	print_jit_invalid(s, st);
+	if (st->stack_past_copy)
+		fprintf(s->log, "  %lu walks read the stack above its copy (--stack-size %zu), live "
+				"after the thread ran on: their outer frames may be of a later "
+				"moment\n", st->stack_past_copy, s->opts.stack_bytes);
 	if (a >= 0)
 		fprintf(s->log, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
 				"agree with libunwind over their SFrame-covered frames)\n",

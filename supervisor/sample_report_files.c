@@ -123,6 +123,7 @@ static json_t *counts_json(const struct sample_stats *st)
 	json_object_set_new(o, "through_jit", json_integer((json_int_t)st->jit_samples));
 	json_object_set_new(o, "jit_frames", json_integer((json_int_t)st->jit_frames));
 	json_object_set_new(o, "jit_table_invalid", jit_invalid_json(st));
+	json_object_set_new(o, "stack_past_copy", json_integer((json_int_t)st->stack_past_copy));
 	return o;
 }
 

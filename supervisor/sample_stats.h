@@ -77,6 +77,7 @@ struct sample_stats {
 	unsigned long jit_frames;	/* frames in JIT code, in all samples */
 	unsigned long jit_invalid[EMU_JIT_FAULT_COUNT];	/* walks stopped by a bad table */
 	unsigned long jit_invalid_total;
+	unsigned long stack_past_copy;	/* our walks that read the stack above the copy */
 	uint32_t *freeze_ns;
 	size_t nfreeze;
 	size_t capfreeze;

@@ -206,6 +206,7 @@ void sample_walk(struct supervisor *s, const struct sample *smp)
 		return;
 	}
 	sm->stats.ours_ns += sv_now_ns() - t0;
+	sm->stats.stack_past_copy += sm->mem.past_copy;
 	w.ours = sm->ours;
 	w.n = res.nframes;
 	w.stop = emu_stop_reason(&res);

@@ -123,6 +123,7 @@ static void copy_stack(struct supervisor *s, struct proc *p, struct sample *smp)
 		start = vma->start;
 	smp->stack_start = start;
 	smp->stack_len = 0;
+	smp->stack_map_end = vma ? vma->end : 0;
 	if (start > sp || end <= start)
 		return;
 	local = (struct iovec){ .iov_base = smp->stack, .iov_len = (size_t)(end - start) };

@@ -104,6 +104,26 @@ Test(sampling, hostile_stacks_end_walks_not_the_supervisor)
 	run_free(&r);
 }
 
+Test(sampling, walks_past_the_stack_copy_are_counted)
+{
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	struct run r;
+	json_t *j;
+
+	/* 512 bytes of stack copied: the walks up the recursion read the rest live */
+	SRUN(&r, "--stack-size", "512", "--no-crosscheck", "--json", json, "--", SAMPLE_PROG,
+	     "chaos");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	j = load(json);
+	cr_assert_gt(count(j, "stack_past_copy"), 0);
+	cr_assert_leq(count(j, "stack_past_copy"), count(j, "total"));
+	cr_assert(strstr(r.log, " walks read the stack above its copy (--stack-size 512), live"),
+		  "%s", r.log);
+	json_decref(j);
+	run_free(&r);
+}
+
 Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
 {
 	char jbuf[256];
