@@ -174,6 +174,28 @@ Test(registry, dup_copies_and_is_independent)
 	emu_registry_free(child);
 }
 
+Test(registry, dup_gives_a_jit_registration_an_index_of_its_own)
+{
+	struct emu_registration *jit = mk(0x1000, 0x2000, U);
+	const struct emu_registration *copy;
+	struct emu_registry *child;
+
+	jit->unwind_kind = EMU_UNWIND_JIT;
+	jit->jit_index = emu_jit_index_new();
+	cr_assert_not_null(jit->jit_index);
+	cr_assert_eq(emu_jit_index_add(jit->jit_index, 0x7000, 0), 0);
+	emu_verdict_init(&v);
+	cr_assert_eq(emu_registry_insert(r, jit, &v), 0);
+	child = emu_registry_dup(r);
+	cr_assert_not_null(child);
+	copy = emu_registry_find_unwind(child, 0x1000);
+	cr_assert_not_null(copy->jit_index);
+	cr_assert_neq(copy->jit_index, jit->jit_index, "not shared: freed with each registration");
+	cr_assert_eq(copy->jit_index->n, 0, "the child's tables are its own: learnt again");
+	emu_registry_free(child);
+	cr_assert_eq(jit->jit_index->n, 1, "the parent's is kept");
+}
+
 Test(registry, clear_empties)
 {
 	cr_assert_eq(add(0x1000, 0x2000, U | I), 0);
