@@ -71,6 +71,15 @@ static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
 	return -UNW_EBADREG;
 }
 
+/* Is @ip in JIT code, where libunwind has no unwind info of its own? */
+static bool in_jit(const struct emu_registry *registry, uint64_t ip)
+{
+	const struct emu_registration *reg;
+
+	reg = registry ? emu_registry_find_unwind(registry, ip) : NULL;
+	return reg && reg->unwind_kind == EMU_UNWIND_JIT;
+}
+
 /*
  * JIT code has no file: _UPT_find_proc_info would look for one in
  * /proc/PID/maps and, failing, drop the ELF image it keeps (the next lookup
@@ -80,10 +89,8 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 			  void *arg)
 {
 	struct ref_ctx *c = arg;
-	const struct emu_registration *reg;
 
-	reg = c->registry ? emu_registry_find_unwind(c->registry, ip) : NULL;
-	if (reg && reg->unwind_kind == EMU_UNWIND_JIT)
+	if (in_jit(c->registry, ip))
 		return -UNW_ENOINFO;
 	return _UPT_find_proc_info(as, ip, pi, need, c->upt);
 }
@@ -188,7 +195,8 @@ static int walk(struct ref_unwinder *r, struct sample_mem *mem, const struct sam
 /*
  * libunwind-ptrace keeps the ELF image of the last object it looked up in
  * the UPT_info; a walk that ends at frame 0 is tried once more with that
- * state and the address space's cache dropped.
+ * state and the address space's cache dropped (not when frame 0 is in JIT
+ * code: there the end is expected).
  */
 int ref_unwind(struct ref_unwinder *r, struct sample_mem *mem, const struct sample *smp,
 	       uint64_t *ips, unsigned int max, unsigned int *n)
@@ -196,7 +204,7 @@ int ref_unwind(struct ref_unwinder *r, struct sample_mem *mem, const struct samp
 	int ret = walk(r, mem, smp, ips, max, n);
 	void *fresh;
 
-	if (*n > 1 || max < 2)
+	if (*n > 1 || max < 2 || in_jit(r->registry, smp->regs.rip))
 		return ret;
 	fresh = _UPT_create(r->pid);
 	if (!fresh)

@@ -14,8 +14,11 @@
 #define JIT_AREA_SKIP 64
 /* Poison entries written past the published end of a table before each append. */
 #define JIT_POISON_AHEAD 8
-#define JIT_FP_SIZE 22
-#define JIT_FP_LEAVE 20
+/* Every function's body spins a little before its call: samples land in JIT code. */
+#define JIT_SPIN_LOOPS 20000
+#define JIT_SPIN_BYTES 9
+#define JIT_FP_LEAVE (8 + JIT_SPIN_BYTES + 12)
+#define JIT_FP_SIZE (JIT_FP_LEAVE + 2)
 #define INT3 0xcc
 
 /* Frameless frames: each 8 mod 16, so %rsp is 16-byte aligned at the call. */
@@ -100,13 +103,24 @@ static uint32_t fn_size(uint8_t kind, uint32_t frame)
 {
 	if (kind == JIT_FN_FP)
 		return JIT_FP_SIZE;
-	return frame < 128 ? 21 : 27;
+	return (frame < 128 ? 21 : 27) + JIT_SPIN_BYTES;
 }
 
 static uint8_t *put_bytes(uint8_t *p, const void *b, size_t n)
 {
 	memcpy(p, b, n);
 	return p + n;
+}
+
+/* mov $JIT_SPIN_LOOPS,%ecx; 1: dec %ecx; jnz 1b (the frame as it is: no FRE of its own) */
+static uint8_t *put_spin(uint8_t *p)
+{
+	static const uint8_t mov_ecx = 0xb9, loop[] = { 0xff, 0xc9, 0x75, 0xfc };
+	uint32_t n = JIT_SPIN_LOOPS;
+
+	p = put_bytes(p, &mov_ecx, 1);
+	p = put_bytes(p, &n, sizeof(n));
+	return put_bytes(p, loop, sizeof(loop));
 }
 
 /* movabs $target,%rax; call *%rax */
@@ -142,12 +156,14 @@ static unsigned int emit_fn(uint8_t *p, uint32_t ip_off, uint8_t kind, uint32_t 
 
 	if (kind == JIT_FN_FP) {
 		q = put_bytes(q, fp_prologue, sizeof(fp_prologue));
+		q = put_spin(q);
 		q = put_call(q, target);
 		put_bytes(q, leave_ret, sizeof(leave_ret));
 		return codectl_jit_fres_fp(ip_off, JIT_FP_LEAVE, fre);
 	}
 	q = put_rsp_op(q, 0xec, frame);
 	sub_len = (uint32_t)(q - p);
+	q = put_spin(q);
 	q = put_call(q, target);
 	q = put_rsp_op(q, 0xc4, frame);
 	put_bytes(q, &ret, 1);
