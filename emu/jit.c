@@ -276,10 +276,10 @@ static int chain_next(const struct emu_accessor *mem, uint64_t addr, const struc
 }
 
 /*
- * Where a lookup of @off starts walking: the head (index empty), or the last
- * sealed table whose first entry is at or below @off (*@indexed: tables of
- * the walk up to there are in the index). With a sealed table after that
- * one, the candidate is known: *@done with the result of its search.
+ * One lookup of @off: @t0 the head's header, @idx the registration's index
+ * (NULL: none), @start_count the tables before the one the walk starts at,
+ * @indexed: every table of the walk so far is in @idx (so a sealed one met
+ * next may be added).
  */
 struct jit_lookup {
 	const struct emu_accessor *mem;
@@ -291,6 +291,12 @@ struct jit_lookup {
 	bool indexed;
 };
 
+/*
+ * Where the lookup starts walking: the head (index empty or out of date), or
+ * the last sealed table whose first entry is at or below @off. With a sealed
+ * table after that one, the candidate is known without a walk: *@done, and
+ * the result of its search is returned.
+ */
 static int start_from_index(struct jit_lookup *l, uint64_t *start, bool *done,
 			    struct code_jit_unwind_fre *found, enum emu_jit_fault *fault)
 {
