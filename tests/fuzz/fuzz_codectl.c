@@ -30,6 +30,21 @@ static void unwind_once(struct fake_space *fs, const struct fuzz_call *fc)
 		abort();
 }
 
+/*
+ * Tracee memory changes under the unwinder (JIT tables grow, or are rewritten
+ * against the rules): flip every @stride-th byte of the data area, from
+ * repeat's upper bits, so that a second walk runs over changed tables with
+ * what the first one learnt (a JIT registration's sealed-table index).
+ */
+static void mutate_data(struct fake_space *fs, const struct fuzz_call *fc, size_t len)
+{
+	unsigned int stride = fc->repeat >> 2;
+	uint8_t flip = (uint8_t)(fc->info_off >> 8) | 1;
+
+	for (size_t i = fc->info_off % 64; stride && i < len; i += stride)
+		fs->data[i] ^= flip;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fake_space fs;
@@ -51,6 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_answer(err, &fs.res);
 	}
 	unwind_once(&fs, &fc);
+	if (fc.repeat >> 2) {
+		mutate_data(&fs, &fc, size < FAKE_DATA_SIZE ? size : FAKE_DATA_SIZE);
+		unwind_once(&fs, &fc);
+	}
 	if (fs.res.reg) {
 		err = fake_call(&fs, CODE_UNREGISTER, fs.res.reg->text_start, 0, 0);
 		check_answer(err, &fs.res);

@@ -15,7 +15,9 @@ struct fuzz_call {
 	uint8_t flags;		/* passed as is */
 	uint16_t info_size;
 	uint8_t policy;		/* bit 0 strict, bit 1 AArch64 */
-	uint8_t repeat;		/* call again this many times (0-3): EEXIST paths */
+	uint8_t repeat;		/* bits 0-1: call again this many times (EEXIST
+				 * paths); bits 2-7: stride of the bytes flipped
+				 * before a second unwind (0: none) */
 	uint16_t info_off;
 	uint64_t regs[3];	/* IP, SP, FP for an unwind afterwards */
 } __attribute__((packed));

@@ -48,13 +48,18 @@ static size_t call_seed(uint8_t *img, uint8_t version, unsigned int option)
 		memcpy(img, &e, sizeof(e));
 	else if (option == CODE_REGISTER_SFRAME)
 		memcpy(img, &e.text_start, 32);
-	memcpy(img + 0x2000, &t, sizeof(t));
-	memcpy(img + 0x2020, &fre, sizeof(fre));
-	fre.ip_off = 16;
-	memcpy(img + 0x2038, &fre, sizeof(fre));
+	/* three chained JIT tables of two entries, [0, 96) in 16-byte steps */
+	for (unsigned int k = 0; k < 3; k++) {
+		t.next = k < 2 ? FAKE_DATA + 0x2000 + (k + 1) * 0x100 : 0;
+		memcpy(img + 0x2000 + k * 0x100, &t, sizeof(t));
+		for (unsigned int i = 0; i < 2; i++) {
+			fre.ip_off = (k * 2 + i) * 16;
+			memcpy(img + 0x2020 + k * 0x100 + i * 24, &fre, sizeof(fre));
+		}
+	}
 	if (option == CODE_REGISTER_JIT)
 		memcpy(img, &j, sizeof(j));
-	return 0x2100;
+	return 0x2300;
 }
 
 int main(int argc, char **argv)
@@ -82,6 +87,8 @@ int main(int argc, char **argv)
 
 			memset(img, 0, sizeof(img));
 			n = call_seed(img, v, opt);
+			if (opt == CODE_REGISTER_JIT)	/* a second walk over changed tables */
+				fc.repeat = 7 << 2;
 			snprintf(name, sizeof(name), "call-v%u-opt%u.call", v, opt);
 			err |= write_file(argv[2], name, &fc, sizeof(fc), img, n);
 		}
