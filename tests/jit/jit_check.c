@@ -44,6 +44,8 @@
 #define SHOW_MISMATCHES 5
 #define MAX_TABLES 4096
 #define MAX_LEAVES 8
+/* Frames of one stack at most (codectl-run: --max-frames, at most 65536). */
+#define MAX_FRAMES 65536
 
 enum expect { EXPECT_JIT, EXPECT_FP, EXPECT_EITHER };
 
@@ -98,6 +100,7 @@ struct check {
 	bool area_seen[MAX_AREAS];
 	bool expect_invalid;
 	char why[512];
+	struct frame f[MAX_FRAMES];	/* the stack being checked */
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
@@ -459,7 +462,7 @@ static bool fp_step_before(const struct frame *f, size_t i0)
 
 static void check_stack(struct check *ck, json_t *stack)
 {
-	static struct frame f[65536];
+	struct frame *f = ck->f;
 	const char *stop = json_string_value(json_object_get(stack, "stop"));
 	size_t n, i0;
 	int ret;
@@ -469,7 +472,7 @@ static void check_stack(struct check *ck, json_t *stack)
 		ck->n.other_pid++;
 		return;
 	}
-	if (frames_of(stack, f, sizeof(f) / sizeof(f[0]), &n)) {
+	if (frames_of(stack, f, MAX_FRAMES, &n)) {
 		fprintf(stderr, "jit-check: a stack without frames, or a frame without "
 			"ip/source\n");
 		exit(2);
