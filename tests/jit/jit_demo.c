@@ -42,7 +42,9 @@
  * Outside codectl-run codectl(2) answers ENOSYS: the demo says that
  * registration is unavailable and runs all the same. Exit status 0 on
  * success; one summary line on stdout (fork: the child's and the parent's).
- * --linger S stays idle S seconds before exiting (see linger()).
+ * --linger S stays idle S seconds before exiting (see linger()). The perf
+ * map is removed at exit (codectl-run has read it by then) unless
+ * --keep-perf-map: runs in a test suite would fill /tmp.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -77,6 +79,7 @@ struct opts {
 	uint64_t seed;
 	const char *chains;
 	bool perf_map;
+	bool keep_perf_map;
 	double linger;
 };
 
@@ -542,6 +545,10 @@ static int mode_fork(struct ctx *cx)
 			status = fail(cx->o.chains, -errno);
 		fflush(stdout);
 		linger(cx);
+		if (cx->st.perf_map && !cx->o.keep_perf_map) {
+			fclose(cx->st.perf_map);
+			jit_perf_map_remove();
+		}
 		_exit(status);
 	}
 	if (waitpid(pid, &status, 0) != pid)
@@ -601,7 +608,7 @@ static void usage(void)
 		"usage: jit-demo [--mode demo|grow|big|unregister|fork|corrupt] [--threads N]\n"
 		"       [--seconds S] [--functions N] [--table-fres N] [--min-depth N]\n"
 		"       [--max-depth N] [--spin-us N] [--runs N] [--code-mb N] [--seed N]\n"
-		"       [--chains FILE] [--no-perf-map] [--linger S]\n");
+		"       [--chains FILE] [--no-perf-map] [--keep-perf-map] [--linger S]\n");
 	exit(2);
 }
 
@@ -638,7 +645,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "functions", 1, 0, 'f' }, { "table-fres", 1, 0, 'T' }, { "min-depth", 1, 0, 'd' },
 		{ "max-depth", 1, 0, 'D' }, { "spin-us", 1, 0, 'u' }, { "runs", 1, 0, 'r' },
 		{ "code-mb", 1, 0, 'c' }, { "seed", 1, 0, 'S' }, { "chains", 1, 0, 'C' },
-		{ "no-perf-map", 0, 0, 'n' }, { "linger", 1, 0, 'L' }, { "help", 0, 0, 'h' },
+		{ "no-perf-map", 0, 0, 'n' }, { "keep-perf-map", 0, 0, 'k' },
+		{ "linger", 1, 0, 'L' }, { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
@@ -659,6 +667,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'S': o->seed = number(optarg); break;
 		case 'C': o->chains = optarg; break;
 		case 'n': o->perf_map = false; break;
+		case 'k': o->keep_perf_map = true; break;
 		case 'L': o->linger = atof(optarg); break;
 		default: usage();
 		}
@@ -700,6 +709,8 @@ int main(int argc, char **argv)
 	ret = modes[cx.o.mode](&cx);
 	if (cx.st.perf_map)
 		fclose(cx.st.perf_map);
+	if (cx.o.perf_map && !cx.o.keep_perf_map)
+		jit_perf_map_remove();
 	/* fork: the child wrote the chains, the parent has nothing to add */
 	if (!ret && cx.o.chains && cx.o.mode != MODE_FORK && jit_write_chains(&cx.st, cx.o.chains))
 		return fail(cx.o.chains, -errno);

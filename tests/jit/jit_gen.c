@@ -338,6 +338,14 @@ int jit_perf_map_open(struct jit_state *st)
 	return st->perf_map ? 0 : -errno;
 }
 
+void jit_perf_map_remove(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+}
+
 void jit_perf_map_all(struct jit_state *st)
 {
 	pthread_mutex_lock(&st->lock);

@@ -219,6 +219,9 @@ size_t jit_table_count(const struct codectl_jit_tables *t);
  */
 int jit_perf_map_open(struct jit_state *st);
 
+/** jit_perf_map_remove() - remove this process's /tmp/perf-PID.map. */
+void jit_perf_map_remove(void);
+
 /** jit_perf_map_all() - list every function generated so far (a forked child's map). */
 void jit_perf_map_all(struct jit_state *st);
 
