@@ -243,6 +243,13 @@ const struct emu_registration *emu_registry_find_unwind(const struct emu_registr
 	return index_find(&r->unwind, ip);
 }
 
+const struct emu_registration *emu_registry_find_jit(const struct emu_registry *r, uint64_t ip)
+{
+	const struct emu_registration *reg = emu_registry_find_unwind(r, ip);
+
+	return reg && reg->unwind_kind == EMU_UNWIND_JIT ? reg : NULL;
+}
+
 const struct emu_registration *emu_registry_find_identity(const struct emu_registry *r,
 							  uint64_t ip)
 {

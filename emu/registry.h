@@ -121,6 +121,9 @@ bool emu_registry_has(const struct emu_registry *r, uint64_t text_start);
  */
 int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned int aspects);
 
+/** emu_registry_find_jit() - the JIT registration whose code holds @ip, or NULL. */
+const struct emu_registration *emu_registry_find_jit(const struct emu_registry *r, uint64_t ip);
+
 /** emu_registry_find_unwind() - the registration whose unwind aspect covers @ip, or NULL. */
 const struct emu_registration *emu_registry_find_unwind(const struct emu_registry *r,
 							uint64_t ip);

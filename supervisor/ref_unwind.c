@@ -74,10 +74,7 @@ static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
 /* Is @ip in JIT code, where libunwind has no unwind info of its own? */
 static bool in_jit(const struct emu_registry *registry, uint64_t ip)
 {
-	const struct emu_registration *reg;
-
-	reg = registry ? emu_registry_find_unwind(registry, ip) : NULL;
-	return reg && reg->unwind_kind == EMU_UNWIND_JIT;
+	return registry && emu_registry_find_jit(registry, ip);
 }
 
 /*

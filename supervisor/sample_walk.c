@@ -22,14 +22,6 @@ static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
 	return proc_dwfl_symbol(ctx, ip, caller);
 }
 
-/* The JIT registration whose code holds @ip, or NULL. */
-static const struct emu_registration *jit_at(const struct proc *p, uint64_t ip)
-{
-	const struct emu_registration *r = emu_registry_find_unwind(p->as->registry, ip);
-
-	return r && r->unwind_kind == EMU_UNWIND_JIT ? r : NULL;
-}
-
 /*
  * The object holding @ip: its registered path first, "[jit]" in a JIT
  * registration's code, else the mapped file.
@@ -43,7 +35,7 @@ static const char *object_of(struct proc *p, struct proc_dwfl *d, uint64_t ip)
 		slash = strrchr(r->ident.pathname, '/');
 		return slash ? slash + 1 : r->ident.pathname;
 	}
-	if (jit_at(p, ip))
+	if (emu_registry_find_jit(p->as->registry, ip))
 		return "[jit]";
 	return proc_dwfl_object(d, ip);
 }
@@ -60,7 +52,7 @@ static void find_jit_frames(const struct sampler *sm, const struct proc *p, stru
 	w->jit_frame = SAMPLE_NO_JIT_FRAME;
 	w->jit_frames = 0;
 	for (unsigned int i = 0; i < w->n; i++) {
-		if (!jit_at(p, lookup_ip(sm, w->ours, i)))
+		if (!emu_registry_find_jit(p->as->registry, lookup_ip(sm, w->ours, i)))
 			continue;
 		if (!w->jit_frames++)
 			w->jit_frame = i;
@@ -98,7 +90,7 @@ static const char *reason_of(struct sampler *sm, struct proc *p, struct proc_dwf
 	}
 	ip = lookup_ip(sm, w->ours, c - 1);
 	obj = object_of(p, d, ip);
-	if (jit_at(p, ip))
+	if (emu_registry_find_jit(p->as->registry, ip))
 		what = "no JIT table entry";
 	else
 		what = emu_registry_find_unwind(p->as->registry, ip) ? "no SFrame FDE" :

@@ -239,6 +239,9 @@ Test(registry, prune_keeps_jit_code_made_writable_and_drops_it_unmapped)
 	emu_verdict_init(&v);
 	cr_assert_eq(emu_registry_insert(r, jit, &v), 0);
 	cr_assert_eq(add(0x5000, 0x6000, U), 0);
+	cr_assert_eq(emu_registry_find_jit(r, 0x2fff), jit);
+	cr_assert_null(emu_registry_find_jit(r, 0x5000), "an SFrame registration");
+	cr_assert_null(emu_registry_find_jit(r, 0x3000));
 	cr_assert_eq(emu_mappings_add(&m, 0x1000, 0x2000, EMU_PROT_READ | EMU_PROT_WRITE), 0);
 	cr_assert_eq(emu_mappings_add(&m, 0x2000, 0x3000, EMU_PROT_READ | EMU_PROT_EXEC), 0);
 	cr_assert_eq(emu_mappings_add(&m, 0x5000, 0x6000, EMU_PROT_READ | EMU_PROT_WRITE), 0);
