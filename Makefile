@@ -1,20 +1,30 @@
 # codectl-emu — build, test, benchmark and install. GNU make.
 #
-#   make            libemu, codectl tools, tests and benchmarks into build/
+#   make            codectl-run, the loader module, libemu, tests and benchmarks into build/
 #   make check      every test, then again under ASan+UBSan, then the fuzz smoke run
-#   make demo       build, then run the shipped demo
-#   make bench      run the benchmarks
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make demo       build, then run the sampling demo under codectl-run
+#   make help       every target
 #
+# The first make installs the Debian packages the build needs (when run as
+# root; otherwise it prints the apt-get line to run) and writes what it found
+# to build/config.mk. CC, CFLAGS, CPPFLAGS and LDFLAGS may be given; they are
+# added after the project's own flags. V=1 shows full command lines.
 # SAN=asan builds into build/asan with AddressSanitizer and UBSan.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SUFFIXES:
 PREFIX ?= /usr/local
 DESTDIR ?=
-CC := gcc
-CLANG := clang
 B := build
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CFLAGS ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS ?=
 
 ifeq ($(SAN),asan)
 O := $(B)/asan
@@ -25,17 +35,108 @@ SANFLAGS :=
 endif
 
 WARN := -Wall -Wextra -Werror
-CFLAGS := -std=gnu11 $(WARN) -O2 -g $(SANFLAGS)
+DEPFLAGS := -MMD -MP
+# codectl-run, libemu and the test binaries (sanitized with SAN=asan).
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE -Iinclude -I. $(CPPFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # Programs that run traced by codectl-run: LeakSanitizer cannot run under ptrace.
-PROG_CFLAGS := -std=gnu11 $(WARN) -O2 -g
-CPPFLAGS := -D_GNU_SOURCE -Iinclude -I.
-LDFLAGS := $(SANFLAGS)
+PROG_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS)
+PROG_LDFLAGS = $(LDFLAGS)
+# The public headers: every program built on include/ depends on them.
+PUBLIC_HDRS := $(wildcard include/*.h include/linux/*.h)
 
-# Debian 12 packages the build and the tests need.
-DEB_PKGS := gcc libc6-dev make pkg-config binutils clang libclang-rt-14-dev \
-	libseccomp-dev libunwind-dev libelf-dev libdw-dev libcriterion-dev binutils-dev \
-	libjansson-dev
-DEPS_STAMP := $(B)/.deps-ok
+# Short command lines ("  CC  file"), unless V=1.
+ifeq ($(V),1)
+say =
+else
+say = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
+# ---------------------------------------------------------------- configuration
+
+# The Debian packages the build and the tests need on every release; the
+# configuration step adds the clang runtime that matches the installed clang
+# (libFuzzer, sanitizers: libclang-rt-N-dev) and libsframe-dev where sframe.h
+# has a package of its own (binutils 2.45+). libc6-dbg names libc's local
+# functions (__libc_start_call_main, start_thread) in reports and tests;
+# lowdown writes the man pages.
+DEB_PKGS := gcc libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
+	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libc6-dbg lowdown
+
+# Installs what is missing (as root) and writes $(1): the flags of this
+# machine's libraries. Arguments: the file, the package list, the compiler.
+define configure_sh
+set -u
+out=$1 pkgs=$2 cc=$3
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+candidate() { apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'; }
+# the packages for this release: the clang runtime of clang's version (1:14.0-55 -> 14)
+wanted() {
+	local v
+	echo $pkgs
+	v=$(dpkg-query -W -f='${Version}' clang 2>/dev/null) || v=$(candidate clang)
+	v=${v#*:}
+	[ -n "$v" ] && echo "libclang-rt-${v%%.*}-dev"
+	{ installed libsframe-dev || [ -n "$(candidate libsframe-dev)" ]; } && echo libsframe-dev
+}
+missing() { for p in $(wanted); do installed "$p" || echo "$p"; done | tr '\n' ' '; }
+
+miss=$(missing)
+if [ -n "$miss" ] && [ "$(id -u)" != 0 ]; then
+	echo "make: Debian packages missing; as root, run:" >&2
+	echo "apt-get install -y $miss" >&2
+	exit 1
+fi
+if [ -n "$miss" ]; then
+	for p in $miss; do
+		[ -n "$(candidate "$p")" ] && continue
+		echo "make: apt-get update (no package list names $p)"
+		apt-get update -qq || exit 1
+		miss=$(missing)
+		break
+	done
+	mb=$(apt-get install --print-uris -qq $miss 2>/dev/null | awk '{ s += $3 } END { printf "%.1f", s / 1e6 }')
+	echo "make: installing $(echo $miss | wc -w) Debian packages and what they need ($mb MB to download): $miss"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $miss || exit 1
+	miss=$(missing)
+	[ -z "$miss" ] || { echo "make: still missing after apt-get: $miss" >&2; exit 1; }
+fi
+
+pc() { pkg-config "$@" || { echo "make: pkg-config $* failed" >&2; exit 1; }; }
+# binutils 2.45 changed libsframe's API (FRE getters take the FDE type, ...)
+api=240
+echo '#include <sframe-api.h>
+int32_t f(const sframe_decoder_ctx *d, const sframe_frame_row_entry *e, int *err)
+{ return sframe_fre_get_cfa_offset(d, e, 0, err); }' |
+	$cc -x c -fsyntax-only - 2>/dev/null && api=245
+{
+	echo "# Written by make from this machine's packages: delete it to look again."
+	echo "UNWIND_CFLAGS := $(pc --cflags libunwind)"
+	echo "UNWIND_LIBS := $(pc --libs libunwind)"
+	echo "UNWIND_PTRACE_CFLAGS := $(pc --cflags libunwind-ptrace)"
+	echo "UNWIND_PTRACE_LIBS := $(pc --libs libunwind-ptrace libunwind-generic)"
+	echo "LIBSFRAME_API := $api"
+	echo "CLANG := clang"
+} >"$out.tmp" && mv "$out.tmp" "$out"
+endef
+export CONFIGURE_SH := $(value configure_sh)
+
+CONFIG := $(B)/config.mk
+# Goals that need neither the packages nor the configuration.
+NOCONFIG_GOALS := clean help uninstall
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
+include $(CONFIG)
+endif
+
+$(CONFIG): Makefile
+	@mkdir -p $(@D)
+	@bash -c "$$CONFIGURE_SH" configure $@ "$(DEB_PKGS)" "$(CC)"
+
+.PHONY: deps
+deps: $(CONFIG)
+
+# ---------------------------------------------------------------- what is built
 
 EMU_SRC := $(wildcard emu/*.c)
 EMU_OBJ := $(EMU_SRC:%.c=$(O)/obj/%.o)
@@ -65,6 +166,7 @@ DIFF_BIN := $(O)/tests/libsframe-diff
 
 # The ABI conformance suite: include/ and the test SFrame writer only.
 ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c
+ABI_HDRS := $(wildcard tests/abi/*.h) tests/lib/sframe_writer.h tests/lib/sframe_samples.h
 ABI_BIN := $(O)/tests/abi-conformance
 
 # Loader-module tests: a program, three linked libraries and one dlopened.
@@ -86,8 +188,12 @@ include tests/jit/jit.mk
 # The ABI demo: a program that calls codectl(2) itself (make abi-demo).
 ABI_DEMO := $(O)/tests/abi-demo
 
-# End-to-end tests: codectl-run driving a test program.
+# End-to-end tests: codectl-run driving test programs.
 E2E_PROG := $(O)/tests/e2e-prog
+E2E_PROG_V1 := $(O)/tests/e2e-prog-v1
+SFRAME_V1_COPY := $(O)/tests/sframe-v1-copy
+SAMPLE_PROG := $(O)/tests/sample-prog
+E2E_SRC := tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/run_helper.c
 E2E_BIN := $(O)/tests/e2e-tests
 
 # Live-stack unwinder tests, compiled with .sframe at -O0 and -O2.
@@ -102,189 +208,218 @@ BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench
 # bench/jit: its own fragment (a JIT writer program and the lookup benchmark).
 include bench/jit.mk
 # bench/startup: a program linked against 20 libraries with .sframe.
-STARTUP_DIR := $(O)/bench/startup.d
+STARTUP_DIR := $(O)/bench/startup-libs
 STARTUP_NUMS := 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20
 STARTUP_LIBS := $(STARTUP_NUMS:%=$(STARTUP_DIR)/libstart%.so)
 STARTUP_PROG := $(STARTUP_DIR)/startup-prog
 
 VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 
-UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
-UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null)
-UNWIND_PTRACE_CFLAGS := $(shell pkg-config --cflags libunwind-ptrace 2>/dev/null)
-UNWIND_PTRACE_LIBS := $(shell pkg-config --libs libunwind-ptrace libunwind-generic 2>/dev/null)
+# Man pages: docs/NAME.SECTION.md
+MAN_SRC := $(wildcard docs/*.[1-8].md)
+MAN_PAGES := $(MAN_SRC:docs/%.md=$(B)/man/%)
 
-.PHONY: all deps check test test-unit test-diff test-live fuzz fuzz-smoke bench demo \
-	install clean abi-demo demo-jit
-.DELETE_ON_ERROR:
+ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
+	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(ABI_BIN) $(E2E_PROG) \
+	$(E2E_PROG_V1) $(SAMPLE_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
-all: $(DEPS_STAMP) $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) $(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(ABI_BIN) $(E2E_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+.PHONY: all
+all: $(ALL_BINS) $(MAN_PAGES)
 
-# Install what is missing when root; otherwise name it and stop.
-deps: $(DEPS_STAMP)
-$(DEPS_STAMP):
-	@missing=$$(for p in $(DEB_PKGS); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
-		|| echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		if [ "$$(id -u)" = 0 ]; then \
-			echo "installing: $$missing"; \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing \
-			|| { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; } \
-			|| exit 1; \
-		else \
-			echo "missing Debian packages (run as root, or: apt-get install -y $$missing):" \
-				$$missing >&2; exit 1; \
-		fi; \
-	fi
-	@mkdir -p $(@D) && touch $@
+# ---------------------------------------------------------------- libemu, codectl-run, the module
 
-$(O)/obj/%.o: %.c | $(DEPS_STAMP)
+$(O)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(LIBEMU): $(EMU_OBJ)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
-$(O)/obj/supervisor/%.o: CPPFLAGS += $(UNWIND_PTRACE_CFLAGS)
+$(O)/obj/supervisor/%.o: ALL_CPPFLAGS += $(UNWIND_PTRACE_CFLAGS)
 $(CODECTL_RUN): $(SUPERVISOR_OBJ) $(LIBEMU)
-	$(CC) $(LDFLAGS) $^ -o $@ -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson
 
-$(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) include/codectl.h | $(DEPS_STAMP)
+$(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -fPIC -shared -fvisibility=hidden \
-		$(AUDIT_SRC) -o $@
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -fPIC -shared \
+		-fvisibility=hidden $(AUDIT_SRC) -o $@ $(PROG_LDFLAGS)
 
-$(ABI_BIN): $(ABI_SRC) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(ABI_SRC) -o $@ -lpthread
+# ---------------------------------------------------------------- test programs
 
-$(LOADER_DIR)/libnosf.so: tests/loader/libnosf.c | $(DEPS_STAMP)
+$(ABI_BIN): $(ABI_SRC) $(ABI_HDRS) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -fPIC -shared $< -o $@
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(ABI_SRC) -o $@ \
+		$(PROG_LDFLAGS) -lpthread
 
-$(LOADER_DIR)/libb.so: tests/loader/libb.c | $(DEPS_STAMP)
+$(LOADER_DIR)/libnosf.so: tests/loader/libnosf.c
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -fPIC -shared -Wa,--gsframe -Wl,--section-start=.fartext=0x400000 \
-		$< -o $@
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) $(DEPFLAGS) -fPIC -shared $< -o $@ $(PROG_LDFLAGS)
+
+$(LOADER_DIR)/libb.so: tests/loader/libb.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) $(DEPFLAGS) -fPIC -shared -Wa,--gsframe \
+		-Wl,--section-start=.fartext=0x400000 $< -o $@ $(PROG_LDFLAGS)
 
 # two more files with libdl's layout, for address reuse
-$(LOADER_DIR)/libdl2.so $(LOADER_DIR)/libdl3.so: tests/loader/libdl.c | $(DEPS_STAMP)
+$(LOADER_DIR)/libdl2.so $(LOADER_DIR)/libdl3.so: tests/loader/libdl.c
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -fPIC -shared -Wa,--gsframe $< -o $@
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) $(DEPFLAGS) -fPIC -shared -Wa,--gsframe $< -o $@ \
+		$(PROG_LDFLAGS)
 
-$(LOADER_DIR)/lib%.so: tests/loader/lib%.c | $(DEPS_STAMP)
+$(LOADER_DIR)/lib%.so: tests/loader/lib%.c
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -fPIC -shared -Wa,--gsframe $< -o $@
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) $(DEPFLAGS) -fPIC -shared -Wa,--gsframe $< -o $@ \
+		$(PROG_LDFLAGS)
 
 $(LOADER_PROG): tests/loader/loader_prog.c $(LOADER_LIBS)
-	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -L$(LOADER_DIR) \
-		-la -lb -lnosf -ldl -Wl,-rpath,'$$ORIGIN'
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) $(DEPFLAGS) -Wa,--gsframe $< \
+		-o $@ $(PROG_LDFLAGS) -L$(LOADER_DIR) -la -lb -lnosf -ldl -Wl,-rpath,'$$ORIGIN'
 
 $(LOADER_DIR)/loader-prog-nopie: tests/loader/loader_prog.c $(LOADER_LIBS)
-	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -fno-pie -no-pie -Wa,--gsframe $< -o $@ \
-		-L$(LOADER_DIR) -la -lb -lnosf -ldl -Wl,-rpath,'$$ORIGIN'
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) $(DEPFLAGS) -fno-pie -no-pie \
+		-Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) -L$(LOADER_DIR) -la -lb -lnosf -ldl \
+		-Wl,-rpath,'$$ORIGIN'
 
-$(LOADER_DIR)/static-prog: tests/loader/static_prog.c | $(DEPS_STAMP)
+$(LOADER_DIR)/static-prog: tests/loader/static_prog.c
 	@mkdir -p $(@D)
-	$(CC) -Iinclude $(PROG_CFLAGS) -static -Wa,--gsframe $< -o $@
+	$(call say,CC,$@)$(CC) -Iinclude $(PROG_CFLAGS) $(DEPFLAGS) -static -Wa,--gsframe $< -o $@ \
+		$(PROG_LDFLAGS)
 
-$(LOADER_DIR)/other-audit.so: tests/loader/other_audit.c | $(DEPS_STAMP)
+$(LOADER_DIR)/other-audit.so: tests/loader/other_audit.c
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE $(PROG_CFLAGS) -fPIC -shared $< -o $@
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE $(PROG_CFLAGS) $(DEPFLAGS) -fPIC -shared $< -o $@ \
+		$(PROG_LDFLAGS)
 
-$(LOADER_BIN): $(LOADER_TEST_SRC) | $(DEPS_STAMP)
+$(LOADER_BIN): $(LOADER_TEST_SRC) $(wildcard tests/loader/*.h) tests/e2e/run_helper.h \
+		tests/lib/test_tmp.h
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Itests/e2e -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DLOADER_DIR='"$(abspath $(LOADER_DIR))"' -DAUDIT_SO='"$(abspath $(AUDIT_SO))"' \
 		-DOTHER_AUDIT_SO='"$(abspath $(LOADER_DIR))/other-audit.so"' \
-		$(CFLAGS) $^ -o $@ -lcriterion
+		$(ALL_CFLAGS) $(CPPFLAGS) $(LOADER_TEST_SRC) -o $@ $(ALL_LDFLAGS) -lcriterion
 
-$(ABI_DEMO): tests/demo/abi_demo.c | $(DEPS_STAMP)
+$(ABI_DEMO): tests/demo/abi_demo.c
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe $< -o $@
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) $(DEPFLAGS) -Wa,--gsframe $< \
+		-o $@ $(PROG_LDFLAGS)
 
-$(E2E_PROG): tests/e2e/e2e_prog.c tests/lib/self_sframe.h | $(DEPS_STAMP)
+$(E2E_PROG): tests/e2e/e2e_prog.c
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(DEPFLAGS) \
+		-Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) -lpthread
 
 # A program that is hard to sample (garbage frame pointer, unmapped code, ...).
-SAMPLE_PROG := $(O)/tests/sample-prog
-$(SAMPLE_PROG): tests/e2e/sample_prog.c tests/lib/self_sframe.h | $(DEPS_STAMP)
+$(SAMPLE_PROG): tests/e2e/sample_prog.c
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -lpthread
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(DEPFLAGS) \
+		-Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) -lpthread
 
-$(E2E_BIN): tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/run_helper.c \
-		$(SAMPLE_PROG) | $(DEPS_STAMP)
+# e2e-prog with its .sframe written again as SFrame v1, whatever the assembler emits.
+$(SFRAME_V1_COPY): $(O)/obj/tests/e2e/sframe_v1_copy.o $(TESTLIB_OBJ) $(LIBEMU)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lelf
+$(E2E_PROG_V1): $(E2E_PROG) $(SFRAME_V1_COPY)
+	$(call say,GEN,$@)$(SFRAME_V1_COPY) $< $@
+
+$(E2E_BIN): $(E2E_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
-		-DE2E_PROG='"$(abspath $(E2E_PROG))"' -DSAMPLE_PROG='"$(abspath $(SAMPLE_PROG))"' \
-		$(CFLAGS) $(filter %.c,$^) -o $@ -lcriterion -ljansson
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DE2E_PROG='"$(abspath $(E2E_PROG))"' -DE2E_PROG_V1='"$(abspath $(E2E_PROG_V1))"' \
+		-DSAMPLE_PROG='"$(abspath $(SAMPLE_PROG))"' \
+		$(ALL_CFLAGS) $(CPPFLAGS) $(E2E_SRC) -o $@ $(ALL_LDFLAGS) -lcriterion -ljansson
 
-$(O)/obj/tests/%.o: CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"'
+$(O)/obj/tests/%.o: ALL_CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"' \
+	-DLIBSFRAME_API=$(LIBSFRAME_API)
 $(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/sample_classify.o \
 		$(O)/obj/supervisor/perf_map.o $(LIBEMU)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
 
-$(B)/diff-objs/%: | $(DEPS_STAMP)
+$(B)/diff-objs/%:
 	@mkdir -p $(@D)
-	n=$*; src=tests/diff/src/$${n%-O*}.c; v=$${n##*-O}; opt=-O$${v%%-*}; \
+	$(call say,CC,$@)n=$*; src=tests/diff/src/$${n%-O*}.c; v=$${n##*-O}; opt=-O$${v%%-*}; \
 	case $$v in *nofp) fp=-fomit-frame-pointer;; *) fp=-fno-omit-frame-pointer;; esac; \
 	$(CC) $$opt $$fp -Wa,--gsframe -o $@ $$src
 $(DIFF_OBJS): $(DIFF_SRC)
 
-$(O)/obj/tests/diff/libsframe_diff.o: CPPFLAGS += -DDIFF_OBJ_DIR='"$(abspath $(B)/diff-objs)"'
+$(O)/obj/tests/diff/libsframe_diff.o: ALL_CPPFLAGS += -DDIFF_OBJ_DIR='"$(abspath $(B)/diff-objs)"'
 $(DIFF_BIN): $(O)/obj/tests/diff/libsframe_diff.o $(TESTLIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
 
-$(O)/tests/unwind-live-%: $(LIVE_SRC) $(SUPERVISOR_LIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
+$(O)/tests/unwind-live-%: $(LIVE_SRC) $(SUPERVISOR_LIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(UNWIND_CFLAGS) -std=gnu11 $(WARN) -g -$* $(SANFLAGS) \
-		-Wa,--gsframe $^ -o $@ -lcriterion $(UNWIND_LIBS)
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib $(UNWIND_CFLAGS) -std=gnu11 $(WARN) \
+		$(CFLAGS) -$* $(SANFLAGS) $(DEPFLAGS) -Wa,--gsframe $^ -o $@ $(ALL_LDFLAGS) \
+		-lcriterion $(UNWIND_LIBS)
 
-$(O)/bench/%: bench/%.c $(SUPERVISOR_LIB_OBJ) $(LIBEMU) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wa,--gsframe $^ -o $@ -lsframe
+# ---------------------------------------------------------------- tests
 
-test: all
-	$(UNIT_BIN)
-	$(DIFF_BIN)
-	for t in $(LIVE_BINS); do $$t || exit 1; done
-	$(ABI_BIN)
-	$(CODECTL_RUN) -q -- $(ABI_BIN)
-	$(E2E_BIN) --jobs 2
-	$(LOADER_BIN) --jobs 2
-	$(CORPUS_TEST) --jobs 2
-	$(JIT_TEST) --jobs 2
+# Every test binary runs with TMPDIR set to one directory of its own: removed
+# when the tests pass, kept (and named) when they fail.
+run_test = @t=$$(mktemp -d "$${TMPDIR:-/tmp}/codectl-check.XXXXXX") || exit 1; \
+	echo "  TEST    $(1)"; \
+	if TMPDIR=$$t $(1); then rm -rf "$$t"; \
+	else s=$$?; echo "make: $(firstword $(1)) failed; its files are in $$t" >&2; exit $$s; fi
 
-check: $(DEPS_STAMP)
-	$(MAKE) test
-	$(MAKE) SAN=asan test
+.PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit
+test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit
+
+test-unit: $(UNIT_BIN)
+	$(call run_test,$(UNIT_BIN))
+test-diff: $(DIFF_BIN) $(DIFF_OBJS)
+	$(call run_test,$(DIFF_BIN))
+test-live: $(LIVE_BINS)
+	$(foreach t,$(LIVE_BINS),$(call run_test,$(t))$(newline))
+# natively (every case skipped: ENOSYS), then under codectl-run (every case run)
+test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
+	$(call run_test,$(ABI_BIN))
+	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN))
+test-e2e: $(E2E_BIN) $(E2E_PROG) $(E2E_PROG_V1) $(SAMPLE_PROG) $(CODECTL_RUN) $(AUDIT_SO)
+	$(call run_test,$(E2E_BIN) --jobs 2)
+test-loader: $(LOADER_BIN) $(LOADER_PROGS) $(CODECTL_RUN) $(AUDIT_SO)
+	$(call run_test,$(LOADER_BIN) --jobs 2)
+test-corpus: $(CORPUS_TEST) $(CORPUS_BINS) $(CORPUS_LIBS) $(CODECTL_RUN) $(AUDIT_SO)
+	$(call run_test,$(CORPUS_TEST) --jobs 2)
+test-jit: $(JIT_BINS) $(CODECTL_RUN) $(AUDIT_SO)
+	$(call run_test,$(JIT_TEST) --jobs 2)
+
+define newline
+
+
+endef
+
+.PHONY: check
+check: $(CONFIG)
+	$(MAKE) all test
+	$(MAKE) SAN=asan all test
 	$(MAKE) fuzz-smoke
 
-# libFuzzer targets (clang), seeded with the shipped vectors' sections and writer output.
-FUZZ_FLAGS := $(CPPFLAGS) -Itests/lib -std=gnu11 $(WARN) -g -O1
-$(B)/fuzz/%: tests/fuzz/%.c $(EMU_SRC) $(TESTLIB_SRC) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$< $(EMU_SRC) $(TESTLIB_SRC) -o $@ -lelf
+# ---------------------------------------------------------------- fuzzing
 
-$(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC) | $(DEPS_STAMP)
+# libFuzzer targets (clang), seeded with the shipped vectors' sections and writer output.
+FUZZ_FLAGS = $(ALL_CPPFLAGS) -Itests/lib -std=gnu11 $(WARN) -g -O1
+$(B)/fuzz/%: tests/fuzz/%.c $(EMU_SRC) $(TESTLIB_SRC) $(wildcard emu/*.h tests/lib/*.h \
+		tests/fuzz/*.h) $(PUBLIC_HDRS)
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all $< $(EMU_SRC) $(TESTLIB_SRC) -o $@ -lelf
+
+$(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC)
 	@mkdir -p $(@D)/fuzz_sframe $(@D)/fuzz_codectl
-	$(CC) $(FUZZ_FLAGS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC) -o $(@D)/make_seeds -lelf
+	$(call say,CC,$(@D)/make_seeds)$(CC) $(FUZZ_FLAGS) tests/fuzz/make_seeds.c $(EMU_SRC) \
+		$(TESTLIB_SRC) -o $(@D)/make_seeds -lelf
 	$(@D)/make_seeds $(@D)/fuzz_sframe $(@D)/fuzz_codectl
-	for f in $(VECTORS); do \
+	@for f in $(VECTORS); do \
 		objcopy -O binary --only-section=.sframe $$f \
 			$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; done
-	touch $@
+	@touch $@
 
+.PHONY: fuzz fuzz-smoke
 fuzz: $(FUZZ_BINS)
 
 fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
-	for f in $(FUZZ_NAMES); do \
+	@for f in $(FUZZ_NAMES); do \
+		echo "  FUZZ    $$f ($(FUZZ_SECONDS) s)"; \
 		mkdir -p $(B)/fuzz/corpus-$$f && \
 		$(B)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 			-artifact_prefix=$(B)/fuzz/crash-$$f- \
@@ -292,34 +427,43 @@ fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
-$(O)/bench/syscall: bench/syscall.c $(O)/obj/supervisor/notify.o tests/lib/sframe_writer.c \
-		tests/lib/sframe_samples.c $(CODECTL_RUN) | $(DEPS_STAMP)
+# ---------------------------------------------------------------- benchmarks
+
+$(O)/bench/%: bench/%.c $(SUPERVISOR_LIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' $(CFLAGS) \
-		$(filter %.c %.o,$^) -o $@ -lseccomp
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -Wa,--gsframe \
+		$(filter %.c %.o %.a,$^) -o $@ $(ALL_LDFLAGS) -lsframe
+
+$(O)/bench/syscall: bench/syscall.c $(O)/obj/supervisor/notify.o tests/lib/sframe_writer.c \
+		tests/lib/sframe_samples.c $(CODECTL_RUN)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		$(ALL_CFLAGS) $(filter %.c %.o,$^) -o $@ $(ALL_LDFLAGS) -lseccomp
 
 # bench/sample: links the supervisor's sample reader and libunwind cross-check.
 $(O)/bench/sample: bench/sample.c $(O)/obj/supervisor/sample_mem.o \
 		$(O)/obj/supervisor/ref_unwind.o $(SUPERVISOR_LIB_OBJ) $(LIBEMU) $(CODECTL_RUN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(UNWIND_PTRACE_CFLAGS) -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
-		$(CFLAGS) -Wa,--gsframe $(filter-out $(CODECTL_RUN),$^) -o $@ \
-		$(UNWIND_PTRACE_LIBS) -ljansson
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(UNWIND_PTRACE_CFLAGS) \
+		-DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' $(ALL_CFLAGS) -Wa,--gsframe \
+		$(filter %.c %.o %.a,$^) -o $@ $(ALL_LDFLAGS) $(UNWIND_PTRACE_LIBS) -ljansson
 
-$(STARTUP_DIR)/libstart%.so: bench/startup/startup_lib.c | $(DEPS_STAMP)
+$(STARTUP_DIR)/libstart%.so: bench/startup/startup_lib.c
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -DLIB=$* -fPIC -shared -Wa,--gsframe $< -o $@
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -DLIB=$* -fPIC -shared -Wa,--gsframe $< -o $@ \
+		$(PROG_LDFLAGS)
 
 $(STARTUP_PROG): bench/startup/startup_prog.c $(STARTUP_LIBS)
-	$(CC) $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ -L$(STARTUP_DIR) \
-		$(STARTUP_NUMS:%=-lstart%) -Wl,-rpath,'$$ORIGIN'
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) \
+		-L$(STARTUP_DIR) $(STARTUP_NUMS:%=-lstart%) -Wl,-rpath,'$$ORIGIN'
 
-$(O)/bench/startup: bench/startup.c $(STARTUP_PROG) $(CODECTL_RUN) $(AUDIT_SO) | $(DEPS_STAMP)
+$(O)/bench/startup: bench/startup.c $(STARTUP_PROG) $(CODECTL_RUN) $(AUDIT_SO)
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DAUDIT_SO='"$(abspath $(AUDIT_SO))"' -DSTARTUP_PROG='"$(abspath $(STARTUP_PROG))"' \
-		$(CFLAGS) $< -o $@
+		$(ALL_CFLAGS) $(CPPFLAGS) $< -o $@ $(ALL_LDFLAGS)
 
+.PHONY: bench
 bench: $(BENCH_BINS)
 	$(O)/bench/unwind
 	$(O)/bench/syscall
@@ -327,27 +471,90 @@ bench: $(BENCH_BINS)
 	$(O)/bench/sample
 	$(O)/bench/jit
 
+# ---------------------------------------------------------------- demos
+
+.PHONY: demo abi-demo
 demo: all
 	$(CODECTL_RUN) -- $(SAMPLING_DEMO)
 
-abi-demo: all
+abi-demo: $(ABI_DEMO) $(CODECTL_RUN) $(AUDIT_SO)
 	$(CODECTL_RUN) --trace -- $(ABI_DEMO)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(PREFIX)/include/codectl-emu/emu \
-		$(DESTDIR)$(PREFIX)/lib
-	install -m 644 include/codectl.h include/codectl_jit.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/linux/codectl.h $(DESTDIR)$(PREFIX)/include/linux/
-	install -m 644 emu/*.h $(DESTDIR)$(PREFIX)/include/codectl-emu/emu/
-	install -m 644 $(LIBEMU) $(DESTDIR)$(PREFIX)/lib/
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/codectl-emu
-	install -m 755 $(CODECTL_RUN) $(DESTDIR)$(PREFIX)/bin/
-	install -d $(DESTDIR)$(PREFIX)/lib/codectl-emu
-	install -m 644 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/codectl-emu/
-	install -m 644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/codectl-emu/
+# ---------------------------------------------------------------- man pages, install
 
+# docs/NAME.S.md -> NAME.S: the title line (for Markdown readers) dropped,
+# "## X" (NAME, SYNOPSIS, ...) become sections, "### X" subsections.
+$(B)/man/%: docs/%.md
+	@mkdir -p $(@D)
+	$(call say,MAN,$@)n=$*; sed -e '1d' -e 's/^#\(#*\) /\1 /' $< | \
+		lowdown -s -Tman -M title=$${n%.*} -M section=$${n##*.} \
+			-M source=codectl-emu -M volume="codectl-emu" -o $@ -
+
+INSTALL_HDRS := include/codectl.h include/codectl_jit.h
+INSTALL_UAPI_HDRS := $(wildcard include/linux/*.h)
+DOC_FILES := README.md docs/loader-integration.md docs/jit-integration.md
+PC_FILE := $(B)/codectl-emu.pc
+I := $(DESTDIR)$(PREFIX)
+
+$(PC_FILE): Makefile
+	@mkdir -p $(@D)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' '' \
+		'Name: codectl-emu' 'Description: codectl(2) headers and the JIT writer helper' \
+		'Version: 0.1' 'Cflags: -I$${includedir}' >$@
+
+# Exactly what install writes, for uninstall.
+INSTALLED := $(I)/bin/codectl-run $(I)/lib/codectl-emu/libcodectl-audit.so \
+	$(INSTALL_HDRS:include/%=$(I)/include/%) $(INSTALL_UAPI_HDRS:include/%=$(I)/include/%) \
+	$(I)/share/pkgconfig/codectl-emu.pc \
+	$(foreach m,$(MAN_PAGES),$(I)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(DOC_FILES:%=$(I)/share/doc/codectl-emu/%)
+
+.PHONY: install uninstall
+install: $(CODECTL_RUN) $(AUDIT_SO) $(MAN_PAGES) $(PC_FILE)
+	install -D -m 755 $(CODECTL_RUN) $(I)/bin/codectl-run
+	install -D -m 644 $(AUDIT_SO) $(I)/lib/codectl-emu/libcodectl-audit.so
+	install -d $(I)/include/linux $(I)/share/pkgconfig $(I)/share/doc/codectl-emu/docs
+	install -m 644 $(INSTALL_HDRS) $(I)/include/
+	install -m 644 $(INSTALL_UAPI_HDRS) $(I)/include/linux/
+	install -m 644 $(PC_FILE) $(I)/share/pkgconfig/
+	$(foreach m,$(MAN_PAGES),install -D -m 644 $(m) \
+		$(I)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m))$(newline))
+	$(foreach f,$(DOC_FILES),install -m 644 $(f) $(I)/share/doc/codectl-emu/$(f)$(newline))
+
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(I)/share/doc/codectl-emu/docs $(I)/share/doc/codectl-emu $(I)/lib/codectl-emu \
+		2>/dev/null
+
+# ---------------------------------------------------------------- the rest
+
+.PHONY: clean help
 clean:
 	rm -rf $(B)
 
--include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+help:
+	@echo 'make [V=1] [SAN=asan] [CC=...] [CFLAGS=...] TARGET'
+	@echo '  all          codectl-run, the loader module, libemu, man pages, tests, benchmarks'
+	@echo '  demo         the sampling demo under codectl-run'
+	@echo '  demo-jit     the example JIT under codectl-run, its stacks checked'
+	@echo '  abi-demo     a program calling codectl(2), under codectl-run --trace'
+	@echo '  check        test, then again under ASan+UBSan, then fuzz-smoke'
+	@echo '  test         every suite below'
+	@echo '  test-unit    unit tests (emu/, the writer, classification, perf maps)'
+	@echo '  test-diff    libsframe differential test'
+	@echo '  test-live    live-stack unwinder tests (-O0, -O2)'
+	@echo '  test-abi     ABI conformance suite, natively and under codectl-run'
+	@echo '  test-e2e     codectl-run end to end, sampling included'
+	@echo '  test-loader  the loader module under codectl-run'
+	@echo '  test-corpus  the sampled differential corpus'
+	@echo '  test-jit     the example JIT live tests'
+	@echo '  fuzz         build the libFuzzer targets'
+	@echo '  fuzz-smoke   run each for FUZZ_SECONDS (25)'
+	@echo '  bench        run the benchmarks'
+	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, the loader module, headers,'
+	@echo '               man pages, pkg-config file'
+	@echo '  uninstall    remove what install wrote'
+	@echo '  deps         install the Debian packages (as root) and write build/config.mk'
+	@echo '  clean        remove build/'
 
+-include $(shell find $(O) -name '*.d' -type f 2>/dev/null)

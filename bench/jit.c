@@ -23,8 +23,6 @@
  */
 #include <math.h>
 #include <stddef.h>
-#include <sframe.h>
-#include <sframe-api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +32,7 @@
 #include "codectl_jit.h"
 #include "emu/emu.h"
 #include "supervisor/remote_mem.h"
+#include "tests/lib/libsframe_compat.h"
 #include "tests/lib/self_sframe.h"
 
 #define WRITER_FUNCS 1000000ul
@@ -537,7 +536,7 @@ static int encode_function(sframe_encoder_ctx *e, unsigned long i)
 	int32_t start = (int32_t)(SF_TEXT - SF_SECTION + i * FUNC_BYTES);
 	unsigned char info = SFRAME_V1_FUNC_INFO(SFRAME_FDE_TYPE_PCINC, SFRAME_FRE_TYPE_ADDR1);
 
-	if (sframe_encoder_add_funcdesc(e, start, FUNC_BYTES, info, 4))
+	if (lsf_encoder_add_fde(e, start, FUNC_BYTES, info, 4))
 		return -1;
 	for (int k = 0; k < 4; k++) {
 		sframe_frame_row_entry fre = {
@@ -546,8 +545,8 @@ static int encode_function(sframe_encoder_ctx *e, unsigned long i)
 					SFRAME_BASE_REG_FP, sf_fres[k].n, SFRAME_FRE_OFFSET_1B),
 		};
 
-		fre.fre_offsets[0] = (unsigned char)sf_fres[k].cfa;
-		fre.fre_offsets[1] = (unsigned char)sf_fres[k].fp;
+		LSF_FRE_DATA(&fre)[0] = (unsigned char)sf_fres[k].cfa;
+		LSF_FRE_DATA(&fre)[1] = (unsigned char)sf_fres[k].fp;
 		if (sframe_encoder_add_fre(e, (unsigned int)i, &fre))
 			return -1;
 	}
@@ -567,12 +566,15 @@ static struct emu_sframe_section *build_sframe(unsigned long n)
 	uint8_t *copy;
 	int err = 0;
 
-	e = sframe_encode(SFRAME_VERSION_1, SFRAME_F_FDE_SORTED, SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+	e = sframe_encode(LSF_ENCODE_VERSION, LSF_ENCODE_FLAGS, SFRAME_ABI_AMD64_ENDIAN_LITTLE,
 			  SFRAME_CFA_FIXED_FP_INVALID, -8, &err);
 	for (unsigned long i = 0; e && !err && i < n; i++)
 		err = encode_function(e, i);
 	if (e && !err)
-		buf = sframe_encoder_write(e, &len, &err);
+		buf = lsf_encoder_write(e, &len, &err);
+	if (!buf || err)
+		fprintf(stderr, "bench/jit: libsframe could not encode %lu FDEs: %s\n", n,
+			sframe_errmsg(err));
 	copy = buf && !err ? malloc(len) : NULL;
 	if (copy) {
 		memcpy(copy, buf, len);
@@ -653,8 +655,9 @@ static int bench_sframe(unsigned long lookups, const struct jit_result *jit)
 	double ns[NSIZES];
 
 	printf("\n3. SFrame frame lookup, emu_sframe_find_rule(), at the same kind of IPs (the section\n"
-	       "   is a private copy: no accessor); sections written by libsframe's encoder (v1, as ld\n"
-	       "   writes them) for frame-pointer functions of 16 bytes, 4 FREs each\n");
+	       "   is a private copy: no accessor); sections written by libsframe's encoder (v%d, as\n"
+	       "   this machine's ld writes them) for frame-pointer functions of 16 bytes, 4 FREs each\n",
+	       LSF_ENCODE_VERSION);
 	printf("  %9s %9s %10s %8s %12s\n", "FDEs", "FREs", "ns/lookup", "lookups", "JIT/SFrame");
 	for (unsigned int i = 0; i < NSIZES; i++) {
 		struct emu_sframe_section *s = build_sframe(sizes[i]);

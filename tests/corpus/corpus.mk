@@ -3,8 +3,8 @@
 # The differential corpus: small programs with known stack shapes, built with
 # .sframe (-Wa,--gsframe) at -O0/-O2, with and without frame pointers, for
 # comparing the SFrame walk of sampled stacks against libunwind.  Included at
-# the end of the top-level Makefile; uses its $(O), $(CC), $(WARN) and
-# $(DEPS_STAMP).  Never sanitized.
+# the end of the top-level Makefile; uses its $(O), $(CC), $(WARN), $(say)
+# and $(DEPFLAGS).  Never sanitized.
 #
 #   make corpus		$(CORPUS_BINS) and the two libraries
 
@@ -16,7 +16,7 @@ CORPUS_BINS := $(foreach n,$(CORPUS_NAMES),$(foreach v,$(CORPUS_VARIANTS),$(CORP
 # nosframe_callback's library, without .sframe, with and without frame pointers
 CORPUS_LIBS := $(CORPUS_DIR)/libcorpus_nosf-fp.so $(CORPUS_DIR)/libcorpus_nosf-nofp.so
 
-CORPUS_CFLAGS := -std=gnu11 $(WARN) -g
+CORPUS_CFLAGS = -std=gnu11 $(WARN) -g $(CPPFLAGS)
 corpus_flags_O0-fp := -O0 -fno-omit-frame-pointer
 corpus_flags_O0-nofp := -O0 -fomit-frame-pointer
 corpus_flags_O2-fp := -O2 -fno-omit-frame-pointer
@@ -27,22 +27,22 @@ corpus: $(CORPUS_BINS) $(CORPUS_LIBS)
 
 # $(CORPUS_DIR)/NAME-VARIANT from tests/corpus/src/NAME.c
 define corpus_variant_rule
-$$(CORPUS_DIR)/%-$(1): tests/corpus/src/%.c tests/corpus/src/corpus.h \
-		tests/corpus/corpus.mk | $$(DEPS_STAMP)
+$$(CORPUS_DIR)/%-$(1): tests/corpus/src/%.c tests/corpus/src/corpus.h tests/corpus/corpus.mk
 	@mkdir -p $$(@D)
-	$$(CC) $$(CORPUS_CFLAGS) $$(corpus_flags_$(1)) -Wa,--gsframe $$< -o $$@ $$(CORPUS_LDLIBS)
+	$$(call say,CC,$$@)$$(CC) $$(CORPUS_CFLAGS) $$(corpus_flags_$(1)) -Wa,--gsframe $$< -o $$@ \
+		$$(LDFLAGS) $$(CORPUS_LDLIBS)
 endef
 $(foreach v,$(CORPUS_VARIANTS),$(eval $(call corpus_variant_rule,$(v))))
 
-$(CORPUS_DIR)/libcorpus_nosf-fp.so: tests/corpus/src/libcorpus_nosf.c tests/corpus/corpus.mk \
-		| $(DEPS_STAMP)
+$(CORPUS_DIR)/libcorpus_nosf-fp.so: tests/corpus/src/libcorpus_nosf.c tests/corpus/corpus.mk
 	@mkdir -p $(@D)
-	$(CC) $(CORPUS_CFLAGS) -O2 -fno-omit-frame-pointer -fPIC -shared $< -o $@
+	$(call say,CC,$@)$(CC) $(CORPUS_CFLAGS) -O2 -fno-omit-frame-pointer -fPIC -shared $< -o $@ \
+		$(LDFLAGS)
 
-$(CORPUS_DIR)/libcorpus_nosf-nofp.so: tests/corpus/src/libcorpus_nosf.c tests/corpus/corpus.mk \
-		| $(DEPS_STAMP)
+$(CORPUS_DIR)/libcorpus_nosf-nofp.so: tests/corpus/src/libcorpus_nosf.c tests/corpus/corpus.mk
 	@mkdir -p $(@D)
-	$(CC) $(CORPUS_CFLAGS) -O2 -fomit-frame-pointer -fPIC -shared $< -o $@
+	$(call say,CC,$@)$(CC) $(CORPUS_CFLAGS) -O2 -fomit-frame-pointer -fPIC -shared $< -o $@ \
+		$(LDFLAGS)
 
 # -fp programs load the -fp library, -nofp programs the -nofp one, from their own directory.
 CORPUS_NOSF_FP := $(CORPUS_DIR)/nosframe_callback-O0-fp $(CORPUS_DIR)/nosframe_callback-O2-fp
@@ -60,8 +60,8 @@ $(filter $(CORPUS_DIR)/threads-%,$(CORPUS_BINS)): CORPUS_LDLIBS = -lpthread
 #   $(CORPUS_TEST) --jobs 2
 CORPUS_TEST := $(O)/tests/corpus-tests
 
-$(CORPUS_TEST): tests/corpus/test_corpus.c $(CORPUS_BINS) $(CODECTL_RUN) $(AUDIT_SO) \
-		| $(DEPS_STAMP)
+$(CORPUS_TEST): tests/corpus/test_corpus.c
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
-		-DCORPUS_DIR='"$(abspath $(CORPUS_DIR))"' $(CFLAGS) $< -o $@ -lcriterion -ljansson
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DCORPUS_DIR='"$(abspath $(CORPUS_DIR))"' $(ALL_CFLAGS) $(CPPFLAGS) $(DEPFLAGS) $< \
+		-o $@ $(ALL_LDFLAGS) -lcriterion -ljansson

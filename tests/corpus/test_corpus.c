@@ -49,6 +49,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_tmp.h"
+
 extern char **environ;
 
 #define MAX_SHOWN	3	/* failures printed per binary */
@@ -101,7 +103,7 @@ static const struct end nosf_lib = {
 	.arg = ARG_NOSF,
 };
 
-/* DRAP realignment: gas 2.40 emits no SFrame FDE for the function. */
+/* DRAP realignment: gas 2.40-2.45 emit no SFrame FDE for the function (realign_with_fde). */
 static const struct end drap = {
 	.fn = "realigned_drap", .cls = "sframe-shorter",
 	.reason = "no SFrame FDE for %s: frame-pointer fallback", .arg = ARG_BINARY,
@@ -162,6 +164,14 @@ struct program {
 	bool strict_too;
 	void (*sample)(struct vrun *v, const struct sample *s);
 	void (*done)(struct vrun *v);
+	/*
+	 * Where the toolchain decides the stack shape (gas 2.40-2.45 emit no
+	 * FDE for a DRAP function, 2.46+ a FLEX one): a binary whose SFrame
+	 * section, as objdump reads it, has an FDE for @fde_fn is checked
+	 * against @with_fde instead.
+	 */
+	const char *fde_fn;
+	const struct program *with_fde;
 };
 
 static const char *const variants[] = { "O0-fp", "O0-nofp", "O2-fp", "O2-nofp" };
@@ -333,8 +343,8 @@ static void vrun_init(struct vrun *v, const struct program *p, const char *varia
 	v->fp = !strcmp(strchr(variant, '-'), "-fp");
 	v->out = open_memstream(&v->buf, &v->len);
 	cr_assert(v->out, "open_memstream: %s", strerror(errno));
-	strcpy(v->dir, "/tmp/codectl-corpus-XXXXXX");
-	cr_assert(mkdtemp(v->dir), "mkdtemp: %s", strerror(errno));
+	cr_assert(test_mkdtemp(v->dir, sizeof(v->dir), "codectl-corpus"), "mkdtemp: %s",
+		  strerror(errno));
 	snprintf(v->json, sizeof(v->json), "%s/%s%s.json", v->dir, v->name,
 		 strict ? "-strict" : "");
 	snprintf(v->log, sizeof(v->log), "%s/log", v->dir);
@@ -836,12 +846,60 @@ static void check_binary(const struct program *p, const char *variant, bool stri
 	vrun_finish(&v);
 }
 
+/* @fn's address in @path, from nm; 0 when it has none. */
+static unsigned long long symbol_address(const char *path, const char *fn)
+{
+	char cmd[PATH_MAX + 32], line[512], name[FN_LEN], type[4];
+	unsigned long long addr, found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -P '%s'", path);
+	p = popen(cmd, "r");
+	cr_assert(p, "nm: %s", strerror(errno));
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%127s %3s %llx", name, type, &addr) == 3 && !strcmp(name, fn))
+			found = addr;
+	pclose(p);
+	return found;
+}
+
+/* Whether @path's .sframe, as this toolchain's objdump reads it, has an FDE starting at @fn. */
+static bool has_sframe_fde(const char *path, const char *fn)
+{
+	unsigned long long want = symbol_address(path, fn), pc;
+	char cmd[PATH_MAX + 48], line[256];
+	bool found = false;
+	const char *at;
+	FILE *p;
+
+	cr_assert_neq(want, 0, "%s: no symbol %s", path, fn);
+	snprintf(cmd, sizeof(cmd), "objdump --sframe=.sframe '%s'", path);
+	p = popen(cmd, "r");
+	cr_assert(p, "objdump: %s", strerror(errno));
+	while (fgets(line, sizeof(line), p))
+		if ((at = strstr(line, "func idx [")) && (at = strstr(at, "pc = ")) &&
+		    sscanf(at, "pc = %llx", &pc) == 1 && pc == want)
+			found = true;
+	pclose(p);
+	return found;
+}
+
 static void check_program(const struct program *p)
 {
+	char path[PATH_MAX];
+
 	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
-		check_binary(p, variants[i], false);
-		if (p->strict_too)
-			check_binary(p, variants[i], true);
+		const struct program *q = p;
+
+		snprintf(path, sizeof(path), "%s/%s-%s", CORPUS_DIR, p->name, variants[i]);
+		if (p->fde_fn && has_sframe_fde(path, p->fde_fn)) {
+			q = p->with_fde;
+			fprintf(stderr, "  %s-%s: this assembler gave %s an SFrame FDE\n", p->name,
+				variants[i], p->fde_fn);
+		}
+		check_binary(q, variants[i], false);
+		if (q->strict_too)
+			check_binary(q, variants[i], true);
 	}
 }
 
@@ -1047,9 +1105,18 @@ Test(corpus, switch_table)
 	check_program(&switch_table);
 }
 
+static void realign_done(struct vrun *v)
+{
+	if (!v->named[0])
+		fail(v, NULL, "no sample in realigned_drap");
+	if (!v->named[1])
+		fail(v, NULL, "no sample whose walk reaches realigned_drap from deeper");
+}
+
 /*
- * realigned_drap has no SFrame FDE: a sample in it is covered by frame 0
- * alone; a walk from deeper ends its coverage there, at its first frame.
+ * realigned_drap has no SFrame FDE (gas 2.40-2.45): a sample in it is
+ * covered by frame 0 alone; a walk from deeper ends its coverage there, at its
+ * first frame.
  */
 static void realign_sample(struct vrun *v, const struct sample *s)
 {
@@ -1065,13 +1132,36 @@ static void realign_sample(struct vrun *v, const struct sample *s)
 		     i, s->covered);
 }
 
-static void realign_done(struct vrun *v)
+/*
+ * realigned_drap has a FLEX FDE (gas 2.46+: CFA from the DRAP register, then
+ * through the saved one): walks go through it, their coverage ends where
+ * every other walk of the program's ends.
+ */
+static void realign_fde_sample(struct vrun *v, const struct sample *s)
 {
-	if (!v->named[0])
-		fail(v, NULL, "no sample in realigned_drap");
-	if (!v->named[1])
-		fail(v, NULL, "no sample whose walk reaches realigned_drap from deeper");
+	size_t i;
+
+	for (i = 0; i < s->n && !is_fn(s, i, "realigned_drap"); i++)
+		;
+	if (i == s->n)
+		return;
+	v->named[i ? 1 : 0]++;
+	if (s->covered <= i + 1)
+		fail(v, s, "the walk ends its coverage at realigned_drap (frame %zu), which has "
+			   "an FDE", i);
 }
+
+static const struct program realign_with_fde = {
+	.name = "realign",
+	.rules = (const struct rule[]){
+		{ FNS("realigned_drap", "realigned", "realign_callee", "now_ns", "run", "main"),
+		  ENDS(&start_main) },
+		{ NULL, NULL },
+	},
+	.must_see = ENDS(&start_main),
+	.sample = realign_fde_sample,
+	.done = realign_done,
+};
 
 static const struct program realign = {
 	.name = "realign",
@@ -1084,6 +1174,8 @@ static const struct program realign = {
 	.must_see = ENDS(&drap),
 	.sample = realign_sample,
 	.done = realign_done,
+	.fde_fn = "realigned_drap",
+	.with_fde = &realign_with_fde,
 };
 
 Test(corpus, realign)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "run_helper.h"
+#include "test_tmp.h"
 
 char *read_file(const char *path)
 {
@@ -53,9 +54,10 @@ static void parse_rows(struct run *r)
 
 void run_codectl(struct run *r, const char *const *argv)
 {
-	char log[] = "/tmp/codectl-e2e-log-XXXXXX", out[] = "/tmp/codectl-e2e-out-XXXXXX";
+	char log[PATH_MAX], out[PATH_MAX];
 	const char *args[64] = { CODECTL_RUN, "-o", log };
-	int lfd = mkstemp(log), ofd = mkstemp(out), n = 3, status;
+	int lfd = test_mkstemp(log, sizeof(log), "codectl-e2e-log");
+	int ofd = test_mkstemp(out, sizeof(out), "codectl-e2e-out"), n = 3, status;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));

@@ -7,7 +7,8 @@
  *   own-prof    its own ITIMER_PROF profiler: every SIGPROF it gets must be
  *               the kernel's (SI_KERNEL), none of codectl-run's
  *   blocked     SIGPROF blocked while it spins for 300 ms of CPU time
- *   sleep       300 ms in nanosleep, next to no CPU time
+ *   sleep       300 ms in nanosleep, next to no CPU time, through syscall(2)
+ *               (nanosleep()'s own frames changed between glibc releases)
  *   spin        spins until killed
  *   bad-sframe  registers a copy of its own .sframe whose header puts the
  *               return address at CFA-16 (x86-64 has it at CFA-8), then spins:
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,14 +183,13 @@ __attribute__((noipa)) static int sleep_a_while(void)
 
 	for (int i = 0; i < 10; i++) {
 		ts = (struct timespec){ 0, 30 * 1000 * 1000 };
-		while (nanosleep(&ts, &ts))
+		while (syscall(SYS_nanosleep, &ts, &ts))
 			;
 	}
 	return 0;
 }
 
-#define SF_V1_HEADER 28		/* SFrame v1 header size, before the aux header */
-#define SF_V1_FDE 17		/* v1 FDE size */
+#define SF_HEADER 28		/* SFrame header size (v1-v3), before the aux header */
 
 static uint32_t u32_at(const uint8_t *p)
 {
@@ -198,30 +199,46 @@ static uint32_t u32_at(const uint8_t *p)
 	return v;
 }
 
+/* Adds @delta to the signed @width-byte integer at @p. */
+static void add_at(uint8_t *p, size_t width, int64_t delta)
+{
+	int32_t v32;
+	int64_t v64;
+
+	if (width == 4) {
+		memcpy(&v32, p, 4);
+		v32 = (int32_t)(v32 + delta);
+		memcpy(p, &v32, 4);
+		return;
+	}
+	memcpy(&v64, p, 8);
+	v64 += delta;
+	memcpy(p, &v64, 8);
+}
+
 /*
- * A copy of our v1 .sframe at another address: its FDE function starts are
- * relative to the section, so each moves by the distance; then the fixed RA
- * offset (header byte 6) becomes -16.
+ * A copy of our .sframe at another address: each FDE's function start
+ * (relative to the section in v1 and v2, to the FDE's own field with PCREL
+ * and in v3: either way it moves with the section) is moved back by the
+ * distance; then the fixed RA offset (header byte 6) becomes -16. FDE entries
+ * are 17 bytes in v1, 20 in v2, 16 in v3 (a 64-bit start); the start is first.
  */
 static uint8_t *corrupt_copy(const struct code_sframe_info *s)
 {
+	static const size_t fde_size[4] = { 0, 17, 20, 16 }, start_width[4] = { 0, 4, 4, 8 };
 	size_t len = s->sframe_end - s->sframe_start;
 	uint8_t *c = malloc(len), *orig = (uint8_t *)(uintptr_t)s->sframe_start;
+	uint8_t v = len >= SF_HEADER ? orig[2] : 0;
 	size_t fdes;
 	int64_t delta;
 
-	if (!c || len < SF_V1_HEADER || orig[2] != 1)
+	if (!c || v < 1 || v > 3)
 		return NULL;
 	memcpy(c, orig, len);
 	delta = (int64_t)(uintptr_t)orig - (int64_t)(uintptr_t)c;
-	fdes = SF_V1_HEADER + c[7] + u32_at(c + 20);
-	for (uint32_t i = 0; i < u32_at(c + 8); i++) {
-		uint8_t *f = c + fdes + (size_t)i * SF_V1_FDE;
-		int32_t start = (int32_t)u32_at(f);
-
-		start = (int32_t)(start + delta);
-		memcpy(f, &start, sizeof(start));
-	}
+	fdes = SF_HEADER + c[7] + u32_at(c + 20);
+	for (uint32_t i = 0; i < u32_at(c + 8); i++)
+		add_at(c + fdes + (size_t)i * fde_size[v], start_width[v], delta);
 	c[6] = (uint8_t)-16;
 	return c;
 }

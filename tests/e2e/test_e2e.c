@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "run_helper.h"
+#include "test_tmp.h"
 
 /* The program's own calls only: the loader module's are tested in tests/loader. */
 #define RUN(r, ...) run_codectl((r), (const char *const[]){ "--no-loader-module", __VA_ARGS__, NULL })
@@ -49,9 +50,9 @@ Test(e2e, exit_status_passes_through)
 
 Test(e2e, exec_failure_like_a_shell)
 {
-	char path[] = "/tmp/codectl-e2e-noexec-XXXXXX";
+	char path[PATH_MAX];
 	struct run r;
-	int fd = mkstemp(path);
+	int fd = test_mkstemp(path, sizeof(path), "codectl-e2e-noexec");
 
 	RUN(&r, "-q", "--", "codectl-no-such-program");
 	cr_assert_eq(r.status, 127);
@@ -240,7 +241,8 @@ Test(e2e, strict_refuses_version_1_at_exec)
 {
 	struct run r;
 
-	RUN(&r, "--strict", "--", E2E_PROG, "none");
+	/* e2e-prog's .sframe as binutils 2.40 writes it, whatever this assembler emits */
+	RUN(&r, "--strict", "--", E2E_PROG_V1, "none");
 	cr_assert_eq(r.status, 0);
 	cr_assert_eq(run_first_row(&r)->exec, 0);
 	cr_assert(strstr(r.log, "exec registration of the program's .sframe"), "%s", r.log);
@@ -311,8 +313,9 @@ Test(e2e, unprivileged_user_gets_tracing)
 		cr_skip_test("needs root and setpriv to switch to an unprivileged user");
 	if (system("test \"$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)\" -lt 2"))
 		cr_skip_test("Yama ptrace_scope 2 or 3: unprivileged ptrace is off on this machine");
-	/* copies in a directory anyone may enter: the checkout's may be private (mktemp -d) */
-	st = system("set -e; d=$(mktemp -d); chmod 755 $d; trap 'rm -rf $d' EXIT; "
+	/* copies in a directory anyone may enter (not $TMPDIR, which make test keeps private) */
+	st = system("set -e; d=$(mktemp -d /tmp/codectl-e2e-unpriv.XXXXXX); chmod 755 $d; "
+		    "trap 'rm -rf $d' EXIT; "
 		    "cp " CODECTL_RUN " " E2E_PROG " $d/; "
 		    "cp $(dirname " CODECTL_RUN ")/libcodectl-audit.so $d/; "
 		    "setpriv --reuid=65534 --regid=65534 --clear-groups $d/codectl-run "
@@ -396,17 +399,22 @@ Test(e2e, signals_forwarded, .fini = kill_waiting)
 Test(e2e, degraded_without_ptrace)
 {
 	struct run r;
+	char log[PATH_MAX], cmd[2 * PATH_MAX];
+	int fd = test_mkstemp(log, sizeof(log), "codectl-e2e-degraded");
 
+	cr_assert_geq(fd, 0);
+	close(fd);
 	if (system("command -v strace >/dev/null 2>&1"))
 		cr_skip_test("strace is not installed");
 	/* strace -f seizes the program first: codectl-run's own ptrace fails */
 	cr_assert_eq(WEXITSTATUS(system(NO_LSAN "strace -f -o /dev/null " CODECTL_RUN
 					" -q --require-ptrace -- " E2E_PROG " none 2>/dev/null")), 1);
-	r.status = system(NO_LSAN "strace -f -o /dev/null " CODECTL_RUN " -o /tmp/codectl-e2e-degraded -- "
-			  E2E_PROG " live 2");
+	snprintf(cmd, sizeof(cmd), NO_LSAN "strace -f -o /dev/null " CODECTL_RUN " -o %s -- "
+		 E2E_PROG " live 2", log);
+	r.status = system(cmd);
 	cr_assert_eq(WEXITSTATUS(r.status), 0);
-	r.log = read_file("/tmp/codectl-e2e-degraded");
+	r.log = read_file(log);
 	cr_assert(r.log && strstr(r.log, "running without process-tree tracking"), "%s", r.log);
 	free(r.log);
-	unlink("/tmp/codectl-e2e-degraded");
+	unlink(log);
 }

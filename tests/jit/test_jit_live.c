@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "run_helper.h"
+#include "test_tmp.h"
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
@@ -36,9 +37,9 @@ TestSuite(jit, .timeout = 180);
  * @check: jit-check's output (malloc'd); @check_status its exit status
  */
 struct jit_case {
-	char dir[64];
-	char json[128];
-	char chains[128];
+	char dir[256];
+	char json[300];
+	char chains[300];
 	struct run r;
 	char *check;
 	int check_status;
@@ -47,8 +48,7 @@ struct jit_case {
 static void case_init(struct jit_case *c)
 {
 	memset(c, 0, sizeof(*c));
-	snprintf(c->dir, sizeof(c->dir), "/tmp/codectl-jit-XXXXXX");
-	cr_assert(mkdtemp(c->dir));
+	cr_assert(test_mkdtemp(c->dir, sizeof(c->dir), "codectl-jit"));
 	snprintf(c->json, sizeof(c->json), "%s/report.json", c->dir);
 	snprintf(c->chains, sizeof(c->chains), "%s/chains", c->dir);
 }

@@ -17,6 +17,7 @@
 
 #include "readelf_expect.h"
 #include "run_helper.h"
+#include "test_tmp.h"
 
 #define RUN(r, ...) run_codectl((r), (const char *const[]){ __VA_ARGS__, NULL })
 #define LOADER_PROG LOADER_DIR "/loader-prog"
@@ -294,8 +295,8 @@ Test(loader, no_loader_module)
 /* Output and exit status of @prog ARG run natively, stdout and stderr together. */
 static char *run_native(const char *prog, const char *arg, int *status)
 {
-	char path[] = "/tmp/codectl-loader-out-XXXXXX", *out;
-	int fd = mkstemp(path);
+	char path[PATH_MAX], *out;
+	int fd = test_mkstemp(path, sizeof(path), "codectl-loader-out");
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -378,7 +379,7 @@ Test(loader, debug_lines_under_codectl_run)
 /* A copy of libdl.so in a fresh directory, with its PT_GNU_SFRAME changed by @patch. */
 static void patched_libdl(char *path, size_t size, void (*patch)(uint8_t *elf, Elf64_Phdr *sf))
 {
-	char dir[] = "/tmp/codectl-loader-XXXXXX";
+	char dir[256];
 	uint8_t *elf = malloc(1 << 20);
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)elf;
 	Elf64_Phdr *sf = NULL;
@@ -386,7 +387,7 @@ static void patched_libdl(char *path, size_t size, void (*patch)(uint8_t *elf, E
 	ssize_t n = read(fd, elf, 1 << 20);
 
 	close(fd);
-	cr_assert(n > (ssize_t)sizeof(*eh) && mkdtemp(dir));
+	cr_assert(n > (ssize_t)sizeof(*eh) && test_mkdtemp(dir, sizeof(dir), "codectl-loader"));
 	for (int i = 0; i < eh->e_phnum; i++) {
 		Elf64_Phdr *ph = (Elf64_Phdr *)(elf + eh->e_phoff) + i;
 

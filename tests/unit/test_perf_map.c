@@ -14,18 +14,18 @@
 #include <unistd.h>
 
 #include "supervisor/perf_map.h"
+#include "test_tmp.h"
 
-static char dir[64];
+static char dir[100];
 
 static void make_dir(void)
 {
-	strcpy(dir, "/tmp/codectl-perfmap-XXXXXX");
-	cr_assert(mkdtemp(dir));
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-perfmap"));
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
+	char cmd[256];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
