@@ -60,9 +60,9 @@ endif
 # (libFuzzer, sanitizers: libclang-rt-N-dev) and libsframe-dev where sframe.h
 # has a package of its own (binutils 2.45+). libc6-dbg names libc's local
 # functions (__libc_start_call_main, start_thread) in reports and tests;
-# lowdown writes the man pages.
+# lowdown writes the man pages; strace is what one e2e test runs under.
 DEB_PKGS := gcc libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
-	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libc6-dbg lowdown
+	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libc6-dbg lowdown strace
 
 # Installs what is missing (as root) and writes $(1): the flags of this
 # machine's libraries. Arguments: the file, the package list, the compiler.

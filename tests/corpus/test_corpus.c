@@ -96,6 +96,15 @@ static const struct end depth_limit = {
 	.fn = "recurse", .cls = "match", .max_frames = true,
 };
 
+/* The same while the recursion is 126 or 127 deep: the cut falls on its callers. */
+static const struct end depth_limit_run = {
+	.fn = "run", .cls = "match", .max_frames = true,
+};
+
+static const struct end depth_limit_main = {
+	.fn = "main", .cls = "match", .max_frames = true,
+};
+
 /* The library built without --gsframe: no registration for it. */
 static const struct end nosf_lib = {
 	.fn = "nosf_call_one", .cls = "sframe-shorter",
@@ -912,7 +921,8 @@ static const struct program recursion = {
 	.name = "recursion",
 	.rules = (const struct rule[]){
 		{ FNS("leaf_spin"), ENDS(&depth_limit) },
-		{ FNS("recurse", "now_ns"), ENDS(&depth_limit, &start_main) },
+		{ FNS("recurse", "now_ns"), ENDS(&depth_limit, &depth_limit_run, &depth_limit_main,
+						 &start_main) },
 		{ FNS("run", "main"), ENDS(&start_main) },
 		{ NULL, NULL },
 	},
