@@ -63,5 +63,5 @@ CORPUS_TEST := $(O)/tests/corpus-tests
 $(CORPUS_TEST): tests/corpus/test_corpus.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
-		-DCORPUS_DIR='"$(abspath $(CORPUS_DIR))"' $(ALL_CFLAGS) $(CPPFLAGS) $(DEPFLAGS) $< \
-		-o $@ $(ALL_LDFLAGS) -lcriterion -ljansson
+		-DCORPUS_DIR='"$(abspath $(CORPUS_DIR))"' $(DRIVER_CFLAGS) $(DEPFLAGS) $< \
+		-o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson

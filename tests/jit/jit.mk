@@ -5,7 +5,7 @@
 # with include/codectl_jit.h; jit-check compares codectl-run's sampled stacks
 # (--json-all) with the true call chains the demo writes; jit-tests runs both
 # under codectl-run. Included by the top-level Makefile: uses its $(O), $(CC),
-# $(PROG_CFLAGS), $(ALL_CFLAGS), $(PUBLIC_HDRS), $(CODECTL_RUN), $(AUDIT_SO) and $(say).
+# $(PROG_CFLAGS), $(DRIVER_CFLAGS), $(PUBLIC_HDRS), $(CODECTL_RUN), $(AUDIT_SO) and $(say).
 #
 #   make demo-jit		build, run the demo under codectl-run, check its stacks
 #   $(JIT_TEST) --jobs 2	the live tests (make test)
@@ -29,16 +29,16 @@ $(JIT_DEMO): $(JIT_DEMO_SRC) $(JIT_HDRS) tests/jit/jit.mk
 
 $(JIT_CHECK): tests/jit/jit_check.c tests/jit/jit.mk
 	@mkdir -p $(@D)
-	$(call say,CC,$@)$(CC) -D_GNU_SOURCE $(ALL_CFLAGS) $(CPPFLAGS) $(DEPFLAGS) $< -o $@ \
-		$(ALL_LDFLAGS) -ljansson
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE $(DRIVER_CFLAGS) $(DEPFLAGS) $< -o $@ \
+		$(DRIVER_LDFLAGS) -ljansson
 
 JIT_TEST_SRC := tests/jit/test_jit_live.c tests/e2e/run_helper.c
 $(JIT_TEST): $(JIT_TEST_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib \
 		-DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' -DJIT_DEMO='"$(abspath $(JIT_DEMO))"' \
-		-DJIT_CHECK='"$(abspath $(JIT_CHECK))"' $(ALL_CFLAGS) $(CPPFLAGS) $(JIT_TEST_SRC) -o $@ \
-		$(ALL_LDFLAGS) -lcriterion -ljansson
+		-DJIT_CHECK='"$(abspath $(JIT_CHECK))"' $(DRIVER_CFLAGS) $(JIT_TEST_SRC) -o $@ \
+		$(DRIVER_LDFLAGS) -lcriterion -ljansson
 
 # The demo: 4 threads, 2 s of CPU time each, sampled at 299 Hz (the libunwind
 # cross-check keeps up); codectl-run's report, then every JIT stack checked
