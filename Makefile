@@ -149,10 +149,15 @@ EMU_SRC := $(wildcard emu/*.c)
 EMU_OBJ := $(EMU_SRC:%.c=$(O)/obj/%.o)
 LIBEMU := $(O)/libemu.a
 
-SUPERVISOR_LIB_SRC := supervisor/proc_maps.c supervisor/remote_mem.c supervisor/sample_classify.c
-SUPERVISOR_LIB_OBJ := $(SUPERVISOR_LIB_SRC:%.c=$(O)/obj/%.o)
-SUPERVISOR_SRC := $(wildcard supervisor/*.c)
+# codectl-run: its parts (supervisor/*/) in a library, which tests and
+# benchmarks link through the parts' headers; the top (supervisor/*.c) wires them.
+SUPERVISOR_SRC := $(sort $(wildcard supervisor/*/*.c))
 SUPERVISOR_OBJ := $(SUPERVISOR_SRC:%.c=$(O)/obj/%.o)
+LIBSUPERVISOR := $(O)/libsupervisor.a
+RUN_SRC := $(wildcard supervisor/*.c)
+RUN_OBJ := $(RUN_SRC:%.c=$(O)/obj/%.o)
+# what linking the supervisor's oracles, calls and reports needs
+SUPERVISOR_LIBS = -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson
 CODECTL_RUN := $(O)/codectl-run
 # The rtld-audit loader module: loaded into traced programs, so never sanitized.
 AUDIT_SRC := $(wildcard emu/user/audit*.c)
@@ -243,8 +248,11 @@ $(LIBEMU): $(EMU_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(O)/obj/supervisor/%.o: ALL_CPPFLAGS += $(UNWIND_PTRACE_CFLAGS)
-$(CODECTL_RUN): $(SUPERVISOR_OBJ) $(LIBEMU)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson
+$(LIBSUPERVISOR): $(SUPERVISOR_OBJ)
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(CODECTL_RUN): $(RUN_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
 
 $(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
@@ -336,10 +344,9 @@ $(E2E_BIN): $(E2E_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 
 $(O)/obj/tests/%.o: ALL_CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"' \
 	-DLIBSFRAME_API=$(LIBSFRAME_API)
-$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/sample_classify.o \
-		$(O)/obj/supervisor/perf_map.o $(LIBEMU)
+$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
 	@mkdir -p $(@D)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe $(SUPERVISOR_LIBS)
 
 $(B)/diff-objs/%:
 	@mkdir -p $(@D)
@@ -353,7 +360,7 @@ $(DIFF_BIN): $(O)/obj/tests/diff/libsframe_diff.o $(TESTLIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
 
-$(O)/tests/unwind-live-%: $(LIVE_SRC) $(SUPERVISOR_LIB_OBJ) $(LIBEMU)
+$(LIVE_BINS): $(O)/tests/unwind-live-%: $(LIVE_SRC) $(LIBSUPERVISOR) $(LIBEMU)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib $(UNWIND_CFLAGS) -std=gnu11 $(WARN) \
 		$(CFLAGS) -$* $(SANFLAGS) $(DEPFLAGS) -Wa,--gsframe $^ -o $@ $(ALL_LDFLAGS) \
@@ -442,24 +449,24 @@ fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
 
 # ---------------------------------------------------------------- benchmarks
 
-$(O)/bench/%: bench/%.c $(SUPERVISOR_LIB_OBJ) $(LIBEMU)
+# Benchmarks use libemu and the supervisor's parts through their headers.
+$(O)/bench/%: bench/%.c $(LIBSUPERVISOR) $(LIBEMU)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -Wa,--gsframe \
-		$(filter %.c %.o %.a,$^) -o $@ $(ALL_LDFLAGS) -lsframe
+		$(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) -lsframe $(SUPERVISOR_LIBS)
 
-$(O)/bench/syscall: bench/syscall.c $(O)/obj/supervisor/notify.o tests/lib/sframe_writer.c \
-		tests/lib/sframe_samples.c $(CODECTL_RUN)
+$(O)/bench/syscall: bench/syscall.c tests/lib/sframe_writer.c tests/lib/sframe_samples.c \
+		$(LIBSUPERVISOR) $(LIBEMU) $(CODECTL_RUN)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
-		$(ALL_CFLAGS) $(filter %.c %.o,$^) -o $@ $(ALL_LDFLAGS) -lseccomp
+		$(ALL_CFLAGS) $(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) $(SUPERVISOR_LIBS)
 
-# bench/sample: links the supervisor's sample reader and libunwind cross-check.
-$(O)/bench/sample: bench/sample.c $(O)/obj/supervisor/sample_mem.o \
-		$(O)/obj/supervisor/ref_unwind.o $(SUPERVISOR_LIB_OBJ) $(LIBEMU) $(CODECTL_RUN)
+# bench/sample: our walk against the libunwind oracle on the same samples.
+$(O)/bench/sample: bench/sample.c $(LIBSUPERVISOR) $(LIBEMU) $(CODECTL_RUN)
 	@mkdir -p $(@D)
-	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(UNWIND_PTRACE_CFLAGS) \
-		-DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' $(ALL_CFLAGS) -Wa,--gsframe \
-		$(filter %.c %.o %.a,$^) -o $@ $(ALL_LDFLAGS) $(UNWIND_PTRACE_LIBS) -ljansson
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		$(ALL_CFLAGS) -Wa,--gsframe $(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) \
+		$(SUPERVISOR_LIBS)
 
 $(STARTUP_DIR)/libstart%.so: bench/startup/startup_lib.c
 	@mkdir -p $(@D)

@@ -31,7 +31,7 @@
 
 #include "codectl_jit.h"
 #include "emu/emu.h"
-#include "supervisor/remote_mem.h"
+#include "supervisor/trace/remote_mem.h"
 #include "tests/lib/libsframe_compat.h"
 #include "tests/lib/self_sframe.h"
 

@@ -8,9 +8,9 @@ $(BENCH_JIT_WRITER): bench/jit/jit_writer.c
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) $(DEPFLAGS) $< -o $@ \
 		$(PROG_LDFLAGS)
 
-$(O)/bench/jit: bench/jit.c $(SUPERVISOR_LIB_OBJ) $(LIBEMU) $(BENCH_JIT_WRITER) $(CODECTL_RUN)
+$(O)/bench/jit: bench/jit.c $(LIBSUPERVISOR) $(LIBEMU) $(BENCH_JIT_WRITER) $(CODECTL_RUN)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib -DLIBSFRAME_API=$(LIBSFRAME_API) \
 		-DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DJIT_WRITER='"$(abspath $(BENCH_JIT_WRITER))"' $(ALL_CFLAGS) $(DEPFLAGS) -Wa,--gsframe \
-		$(filter %.c %.o %.a,$^) -o $@ $(ALL_LDFLAGS) -lsframe -lm
+		$(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) -lsframe -lm $(SUPERVISOR_LIBS)

@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 #include "emu/emu.h"
-#include "supervisor/proc_maps.h"
-#include "supervisor/ref_unwind.h"
-#include "supervisor/remote_mem.h"
-#include "supervisor/sample_mem.h"
+#include "supervisor/oracle/oracle.h"
+#include "supervisor/sample/sample_mem.h"
+#include "supervisor/trace/procfs.h"
+#include "supervisor/trace/remote_mem.h"
 #include "tests/lib/self_sframe.h"
 
 #define NSAMPLES 200
@@ -120,7 +120,7 @@ static int register_exe(struct bench *b)
 	int err;
 
 	self_sframe(&exe);
-	if (!exe.sframe_start || proc_maps_read(getpid(), &maps))
+	if (!exe.sframe_start || procfs_maps_read(getpid(), &maps))
 		return -1;
 	err = emu_register_exec_sframe(&p, &sp, &exe, &res);
 	emu_mappings_free(&maps);
@@ -195,20 +195,25 @@ static double time_ours(struct bench *b, unsigned long *frames)
 	return (now_ns() - t0) / ((double)b->reps * NSAMPLES);
 }
 
-static double time_libunwind(struct bench *b, struct ref_unwinder *ref, unsigned int reps,
-			     unsigned long *frames)
+/* libunwind, the oracle codectl-run cross-checks with, on the same samples. */
+static double time_libunwind(struct bench *b, void *ref, unsigned int reps, unsigned long *frames)
 {
 	static struct sample_mem mem;
 	uint64_t ips[MAX_FRAMES];
-	unsigned int n;
 	double t0 = now_ns();
 
 	*frames = 0;
 	for (unsigned int rep = 0; rep < reps; rep++) {
 		for (int i = 0; i < NSAMPLES; i++) {
-			sample_mem_init(&mem, &b->samples[i].smp);
-			ref_unwind(ref, &mem, &b->samples[i].smp, ips, MAX_FRAMES, &n);
-			*frames += n;
+			const struct sample *s = &b->samples[i].smp;
+			struct emu_accessor acc;
+			struct oracle_input in = { .tid = s->tid, .regs = s->dwarf, .mem = &acc };
+			struct oracle_walk w = { .ips = ips, .max = MAX_FRAMES };
+
+			sample_mem_init(&mem, s);
+			acc = sample_mem_accessor(&mem);
+			oracle_libunwind.walk(ref, &in, &w);
+			*frames += w.n;
 		}
 	}
 	return (now_ns() - t0) / ((double)reps * NSAMPLES);
@@ -216,16 +221,16 @@ static double time_libunwind(struct bench *b, struct ref_unwinder *ref, unsigned
 
 static int part_identical(struct bench *b)
 {
-	struct ref_unwinder ref;
+	void *ref = NULL;
 	unsigned long fo, fl;
 	double ours, lu;
 
-	if (capture_all(b) || register_exe(b) || ref_unwinder_init(&ref, b->child)) {
+	if (capture_all(b) || register_exe(b) || oracle_libunwind.open(&ref, b->child, NULL)) {
 		fprintf(stderr, "bench/sample: cannot capture samples: %s\n", strerror(errno));
 		return -1;
 	}
-	time_libunwind(b, &ref, 1, &fl);	/* warm libunwind's cache */
-	lu = time_libunwind(b, &ref, b->reps / 10 + 1, &fl);
+	time_libunwind(b, ref, 1, &fl);	/* warm libunwind's cache */
+	lu = time_libunwind(b, ref, b->reps / 10 + 1, &fl);
 	ours = time_ours(b, &fo);
 	printf("1. identical samples (%d stops of a 20-60 deep recursion, %.1f frames each):\n",
 	       NSAMPLES, (double)fo / ((double)b->reps * NSAMPLES));
@@ -233,7 +238,7 @@ static int part_identical(struct bench *b)
 	printf("   libunwind remote  %10.0f ns/sample (%.1f frames each, cache warm)\n", lu,
 	       (double)fl / ((double)(b->reps / 10 + 1) * NSAMPLES));
 	printf("   ratio libunwind/ours %.1f (target >= 20)\n", lu / ours);
-	ref_unwinder_free(&ref);
+	oracle_libunwind.close(ref);
 	kill(b->child, SIGKILL);
 	waitpid(b->child, NULL, __WALL);
 	return 0;

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <codectl.h>
 
-#include "supervisor/notify.h"
+#include "supervisor/calls/notify.h"
 #include "tests/lib/sframe_samples.h"
 
 struct pair_times {

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "emu/emu.h"
-#include "supervisor/proc_maps.h"
-#include "supervisor/remote_mem.h"
+#include "supervisor/trace/procfs.h"
+#include "supervisor/trace/remote_mem.h"
 #include "tests/lib/self_sframe.h"
 
 #define NSTACKS 8
@@ -103,7 +103,7 @@ static int register_exe(struct bench *b)
 	int err;
 
 	self_sframe(&b->exe);
-	if (!b->exe.sframe_start || proc_maps_read(getpid(), &maps)) {
+	if (!b->exe.sframe_start || procfs_maps_read(getpid(), &maps)) {
 		fprintf(stderr, "bench/unwind: no PT_GNU_SFRAME in this program\n");
 		return -1;
 	}

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "notify.h"
+#include "supervisor/calls/notify.h"
 
 /**
  * struct launch - the started program

@@ -2,8 +2,11 @@
 /*
  * codectl-run: run a program with codectl(2) emulated for it and its whole
  * process tree. One thread, one event loop: epoll over the seccomp listener,
- * a signalfd (SIGCHLD and the signals forwarded to the program) and the
- * exec-error pipe.
+ * a signalfd (SIGCHLD and the signals forwarded to the program), the
+ * exec-error pipe and the sampling timer. The parts (docs/HACKING.md):
+ * trace/ follows the process tree, calls/ answers the codectl calls,
+ * sample/ takes and walks samples with oracle/'s help, report/ says what
+ * they showed; run.c tells each what the others' events mean.
  */
 #include <errno.h>
 #include <signal.h>
@@ -16,25 +19,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "calls.h"
-#include "events.h"
 #include "launch.h"
-#include "sample_report.h"
-#include "summary.h"
-#include "supervisor.h"
+#include "run.h"
+#include "supervisor/calls/summary.h"
+#include "supervisor/report/report.h"
+#include "supervisor/trace/procfs.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 
-static int open_log(struct supervisor *s)
+static int open_log(struct run *r)
 {
-	s->log = stderr;
-	if (!s->opts.log_path)
+	r->log = (struct log){ .f = stderr, .quiet = r->opts.quiet };
+	if (!r->opts.log_path)
 		return 0;
-	s->log = fopen(s->opts.log_path, "we");
-	if (s->log)
+	r->log.f = fopen(r->opts.log_path, "we");
+	if (r->log.f)
 		return 0;
-	fprintf(stderr, "codectl-run: cannot open %s: %s\n", s->opts.log_path, strerror(errno));
-	s->log = stderr;
+	fprintf(stderr, "codectl-run: cannot open %s: %s\n", r->opts.log_path, strerror(errno));
+	r->log.f = stderr;
 	return -1;
 }
 
@@ -43,12 +45,12 @@ static int open_log(struct supervisor *s)
  * SIGPIPE (a log piped into head must not kill us); the program gets the
  * original disposition back.
  */
-static int setup_signals(struct supervisor *s, sigset_t *orig)
+static int setup_signals(struct run *r, sigset_t *orig)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigset_t set;
 
-	if (sigaction(SIGPIPE, &ign, &s->orig_sigpipe))
+	if (sigaction(SIGPIPE, &ign, &r->orig_sigpipe))
 		return -1;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -56,15 +58,15 @@ static int setup_signals(struct supervisor *s, sigset_t *orig)
 		sigaddset(&set, forwarded[i]);
 	if (sigprocmask(SIG_BLOCK, &set, orig))
 		return -1;
-	s->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return s->signal_fd < 0 ? -1 : 0;
+	r->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return r->signal_fd < 0 ? -1 : 0;
 }
 
-static int watch(struct supervisor *s, int fd)
+static int watch(struct run *r, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
-	return epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+	return epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
 /*
@@ -73,120 +75,142 @@ static int watch(struct supervisor *s, int fd)
  * whole group, nor when the program itself did (kill(0, sig)): the program got
  * its own.
  */
-static void forward(struct supervisor *s, const struct signalfd_siginfo *si)
+static void forward(struct run *r, const struct signalfd_siginfo *si)
 {
 	struct proc *p;
 
 	if (si->ssi_code != SI_USER && si->ssi_code != SI_QUEUE)
 		return;
-	p = tracees_proc(&s->tree, (pid_t)si->ssi_pid);
-	if (p && !p->exited && sv_start_time(p->tgid) == p->start_time)
+	p = tracees_proc(&r->trace.tree, (pid_t)si->ssi_pid);
+	if (p && !p->exited && procfs_start_time(p->tgid) == p->start_time)
 		return;
-	if (!s->child_reaped) {
-		kill(s->child, (int)si->ssi_signo);
+	if (!r->trace.child_reaped) {
+		kill(r->trace.child, (int)si->ssi_signo);
 		return;
 	}
-	for (p = s->tree.procs; p; p = p->next)
-		if (!p->exited && sv_start_time(p->tgid) == p->start_time)
+	for (p = r->trace.tree.procs; p; p = p->next)
+		if (!p->exited && procfs_start_time(p->tgid) == p->start_time)
 			kill(p->tgid, (int)si->ssi_signo);
 }
 
-static void on_signal(struct supervisor *s)
+static void on_signal(struct run *r)
 {
 	struct signalfd_siginfo si;
 
-	while (read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+	while (read(r->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
-			sv_reap(s);
+			trace_reap(&r->trace);
 		else
-			forward(s, &si);
+			forward(r, &si);
 	}
 }
 
-static void on_exec_error(struct supervisor *s)
+static void on_exec_error(struct run *r)
 {
 	struct launch_error e;
-	ssize_t n = read(s->exec_err_fd, &e, sizeof(e));
+	ssize_t n = read(r->exec_err_fd, &e, sizeof(e));
 
 	if (n == sizeof(e) && e.stage == LAUNCH_STAGE_EXEC)
-		sv_log(s, "%s: %s", s->opts.argv[0], strerror(e.err));
+		log_line(&r->log, "%s: %s", r->opts.argv[0], strerror(e.err));
 	if (n == sizeof(e) && e.stage == LAUNCH_STAGE_SETUP) {
-		s->start_failed = true;
-		sv_log(s, "cannot install the seccomp listener in %s: %s%s", s->opts.argv[0],
-		       strerror(e.err), e.err == EBUSY ? " (it already runs under a seccomp "
-							  "notifier, such as another codectl-run)" : "");
+		r->start_failed = true;
+		log_line(&r->log, "cannot install the seccomp listener in %s: %s%s",
+			 r->opts.argv[0], strerror(e.err), e.err == EBUSY ?
+			 " (it already runs under a seccomp notifier, such as another codectl-run)" :
+			 "");
 	}
-	epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, s->exec_err_fd, NULL);
-	close(s->exec_err_fd);
-	s->exec_err_fd = -1;
+	epoll_ctl(r->epoll_fd, EPOLL_CTL_DEL, r->exec_err_fd, NULL);
+	close(r->exec_err_fd);
+	r->exec_err_fd = -1;
 }
 
-static void on_listener(struct supervisor *s, uint32_t events)
+static void on_listener(struct run *r, uint32_t events)
 {
 	if (events & EPOLLIN)
-		sv_handle_notification(s);
+		calls_handle_notification(&r->calls);
 	else if (events & (EPOLLHUP | EPOLLERR)) {
-		s->listener_hup = true;
-		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, s->notifier.fd, NULL);
+		r->listener_hup = true;
+		epoll_ctl(r->epoll_fd, EPOLL_CTL_DEL, r->calls.notifier.fd, NULL);
 	}
 }
 
 /* The exec-error pipe may still hold the child's errno when its exit was seen first. */
-static void drain_exec_error(struct supervisor *s)
+static void drain_exec_error(struct run *r)
 {
-	if (s->exec_err_fd >= 0)
-		on_exec_error(s);
+	if (r->exec_err_fd >= 0)
+		on_exec_error(r);
 }
 
-static bool finished(const struct supervisor *s)
+static bool finished(const struct run *r)
 {
-	if (!s->child_reaped)
+	if (!r->trace.child_reaped)
 		return false;
-	if (s->traced)
-		return s->tree.live_threads == 0;
-	return s->listener_hup || s->notifier.fd < 0;
+	if (r->trace.traced)
+		return r->trace.tree.live_threads == 0;
+	return r->listener_hup || r->calls.notifier.fd < 0;
 }
 
-static void event_loop(struct supervisor *s)
+static void event_loop(struct run *r)
 {
 	struct epoll_event ev[16];
 	int n;
 
-	while (!finished(s)) {
+	while (!finished(r)) {
 		/* captured samples are unwound one per turn, once no event waits */
-		n = epoll_wait(s->epoll_fd, ev, 16, sampler_pending(s) ? 0 : s->sampler ? 2000 : -1);
+		n = epoll_wait(r->epoll_fd, ev, 16, sampler_pending(r->sampler) ? 0 :
+						    r->sampler ? 2000 : -1);
 		if (n < 0 && errno != EINTR) {
-			sv_log(s, "epoll_wait: %s", strerror(errno));
+			log_line(&r->log, "epoll_wait: %s", strerror(errno));
 			return;
 		}
 		for (int i = 0; i < n; i++) {
-			if (ev[i].data.fd == s->signal_fd)
-				on_signal(s);
-			else if (ev[i].data.fd == s->exec_err_fd)
-				on_exec_error(s);
-			else if (ev[i].data.fd == s->notifier.fd)
-				on_listener(s, ev[i].events);
-			else if (s->sampler && ev[i].data.fd == s->sampler->trig.timer_fd)
-				sampler_on_timer(s);
+			if (ev[i].data.fd == r->signal_fd)
+				on_signal(r);
+			else if (ev[i].data.fd == r->exec_err_fd)
+				on_exec_error(r);
+			else if (ev[i].data.fd == r->calls.notifier.fd)
+				on_listener(r, ev[i].events);
+			else if (r->sampler && ev[i].data.fd == r->sampler->trig.timer_fd)
+				sampler_on_timer(r->sampler);
 		}
-		sampler_walk_one(s);
-		sampler_progress(s);
+		sampler_walk_one(r->sampler);
+		sampler_progress(r->sampler);
 	}
 }
 
-/* The report, the files, and --check's verdict (exit status 3). */
-static void finish_sampling(struct supervisor *s)
+/* The program's exit status as a shell shows it (128 + N for signal N). */
+static int program_status(const struct run *r)
 {
-	int status = WIFEXITED(s->child_status) ? WEXITSTATUS(s->child_status) :
-		     128 + WTERMSIG(s->child_status);
+	int st = r->trace.child_status;
 
-	if (!s->sampler)
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The report, the files, and --check's verdict (exit status 3). */
+static void finish_sampling(struct run *r)
+{
+	struct sampler_sources src = { .sm = r->sampler };
+	struct proc_stats t = summary_totals(&r->trace.tree);
+	struct report rep = {
+		.stats = r->sampler ? &r->sampler->stats : NULL,
+		.opts = &r->opts,
+		.perf_events = r->sampler && r->sampler->trig.kind == TRIGGER_PERF,
+		.queue = SAMPLER_QUEUE,
+		.registrations = { t.accepted, t.rejected, t.unregistered, t.exec_registered,
+				   t.stale },
+		.exit_status = program_status(r),
+		.log = &r->log,
+	};
+
+	if (!r->sampler)
 		return;
-	sample_report_add_sources(s);
-	sample_report_print(s);
-	sample_report_write_files(s, status);
-	s->check_failed = s->opts.check && (s->sampler->stats.check_failures ||
-					     s->sampler->stats.jit_invalid_total);
+	report_add_sources(rep.stats, sampler_source_line, &src);
+	source_lines_free(&src.lines);
+	sampler_progress_end(r->sampler);
+	report_print(&rep);
+	report_write_files(&rep);
+	r->check_failed = r->opts.check && (rep.stats->check_failures ||
+					     rep.stats->jit_invalid_total);
 }
 
 /*
@@ -194,22 +218,22 @@ static void finish_sampling(struct supervisor *s)
  * (we are not dumpable: no core), so a shell or a parent sees what it would
  * have seen without codectl-run; 128+N if that fails.
  */
-static int exit_status(const struct supervisor *s)
+static int exit_status(const struct run *r)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	int st = r->trace.child_status, sig;
 	sigset_t set;
-	int sig;
 
-	if (s->start_failed)
+	if (r->start_failed)
 		return 1;
-	if (s->check_failed)
+	if (r->check_failed)
 		return 3;
-	if (WIFEXITED(s->child_status))
-		return WEXITSTATUS(s->child_status);
-	if (!WIFSIGNALED(s->child_status))
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (!WIFSIGNALED(st))
 		return 1;
-	sig = WTERMSIG(s->child_status);
-	fflush(s->log);
+	sig = WTERMSIG(st);
+	fflush(r->log.f);
 	sigaction(sig, &dfl, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -219,176 +243,195 @@ static int exit_status(const struct supervisor *s)
 }
 
 /* libcodectl-audit.so next to codectl-run (build tree), or where make install puts it. */
-static void find_loader_module(struct supervisor *s)
+static void find_loader_module(struct run *r)
 {
 	char exe[2048], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	s->loader_module[0] = '\0';
-	if (!s->opts.loader_module || n <= 0)
+	r->loader_module[0] = '\0';
+	if (!r->opts.loader_module || n <= 0)
 		return;
 	exe[n] = '\0';
 	slash = strrchr(exe, '/');
 	if (!slash)
 		return;
 	*slash = '\0';
-	snprintf(s->loader_module, sizeof(s->loader_module), "%s/libcodectl-audit.so", exe);
-	if (access(s->loader_module, R_OK))
-		snprintf(s->loader_module, sizeof(s->loader_module), "%s/../lib/codectl-emu/"
+	snprintf(r->loader_module, sizeof(r->loader_module), "%s/libcodectl-audit.so", exe);
+	if (access(r->loader_module, R_OK))
+		snprintf(r->loader_module, sizeof(r->loader_module), "%s/../lib/codectl-emu/"
 			 "libcodectl-audit.so", exe);
-	if (access(s->loader_module, R_OK)) {
-		sv_note(s, "loader module libcodectl-audit.so not found next to codectl-run: "
-			   "loaded objects will not be registered (only the program's own calls)");
-		s->loader_module[0] = '\0';
-	} else if (strchr(s->loader_module, ':')) {
+	if (access(r->loader_module, R_OK)) {
+		log_note(&r->log, "loader module libcodectl-audit.so not found next to codectl-run: "
+				  "loaded objects will not be registered (only the program's own "
+				  "calls)");
+		r->loader_module[0] = '\0';
+	} else if (strchr(r->loader_module, ':')) {
 		/* ld.so splits LD_AUDIT at colons */
-		sv_note(s, "the loader module's path %s has a ':', which LD_AUDIT cannot hold: "
-			   "loaded objects will not be registered", s->loader_module);
-		s->loader_module[0] = '\0';
+		log_note(&r->log, "the loader module's path %s has a ':', which LD_AUDIT cannot "
+				  "hold: loaded objects will not be registered", r->loader_module);
+		r->loader_module[0] = '\0';
 	}
 }
 
-static int start(struct supervisor *s, const sigset_t *orig)
+static int start(struct run *r, const sigset_t *orig)
 {
 	struct notify_filter filter;
 	struct launch l;
 	int err;
 
-	err = notify_filter_build(&filter, s->opts.nr);
+	err = notify_filter_build(&filter, r->opts.nr);
 	if (err) {
-		sv_log(s, "cannot build the seccomp filter: %s", strerror(-err));
+		log_line(&r->log, "cannot build the seccomp filter: %s", strerror(-err));
 		return err;
 	}
-	find_loader_module(s);
-	err = launch_program(s->opts.argv, &filter, orig, &s->orig_sigpipe,
-			     s->loader_module[0] ? s->loader_module : NULL, s->opts.require_ptrace,
+	find_loader_module(r);
+	r->calls.loader_module = r->loader_module[0];
+	err = launch_program(r->opts.argv, &filter, orig, &r->orig_sigpipe,
+			     r->loader_module[0] ? r->loader_module : NULL, r->opts.require_ptrace,
 			     &l);
 	notify_filter_free(&filter);
 	if (err) {
-		sv_log(s, "cannot start %s: %s%s", s->opts.argv[0], strerror(-err),
-		       s->opts.require_ptrace && !l.traced ? " (ptrace refused: is codectl-run "
-							   "itself being traced?)" : "");
+		log_line(&r->log, "cannot start %s: %s%s", r->opts.argv[0], strerror(-err),
+			 r->opts.require_ptrace && !l.traced ? " (ptrace refused: is codectl-run "
+							       "itself being traced?)" : "");
 		return err;
 	}
-	s->child = l.pid;
-	s->traced = l.traced;
-	s->exec_err_fd = l.exec_err_fd;
+	r->trace.child = l.pid;
+	r->trace.traced = l.traced;
+	r->exec_err_fd = l.exec_err_fd;
 	if (!l.traced)
-		sv_log(s, "cannot trace %s (ptrace: %s; is codectl-run itself being traced?): "
-			  "running without process-tree tracking: forks start without "
-			  "registrations, exec neither clears nor registers", s->opts.argv[0],
-		       strerror(l.seize_errno));
-	if (l.listener >= 0 && notifier_init(&s->notifier, l.listener, true))
+		log_line(&r->log, "cannot trace %s (ptrace: %s; is codectl-run itself being "
+				  "traced?): running without process-tree tracking: forks start "
+				  "without registrations, exec neither clears nor registers",
+			 r->opts.argv[0], strerror(l.seize_errno));
+	if (l.listener >= 0 && notifier_init(&r->calls.notifier, l.listener, true))
 		return -ENOMEM;
-	s->notifier.fd = l.listener;
-	s->notifier.wait_killable = l.wait_killable;
+	r->calls.notifier.fd = l.listener;
+	r->calls.notifier.wait_killable = l.wait_killable;
 	return 0;
 }
 
 /* The program's first process and thread, known before its first stop. */
-static int track_child(struct supervisor *s)
+static int track_child(struct run *r)
 {
-	struct proc *p = tracees_new_proc(&s->tree, s->child, 0, NULL);
-	struct thread *th = p ? tracees_add_thread(&s->tree, s->child) : NULL;
+	struct tracees *t = &r->trace.tree;
+	struct proc *p = tracees_new_proc(t, r->trace.child, 0, NULL);
+	struct thread *th = p ? tracees_add_thread(t, r->trace.child) : NULL;
 
 	if (!th)
 		return -ENOMEM;
 	th->attached = true;
 	proc_set_thread(p, th);
 	/* sampled from its execve on: before it, it runs codectl-run's launcher */
-	p->start_time = sv_start_time(s->child);
-	snprintf(p->exe, sizeof(p->exe), "%s", s->opts.argv[0]);
+	p->start_time = procfs_start_time(r->trace.child);
+	snprintf(p->exe, sizeof(p->exe), "%s", r->opts.argv[0]);
 	return 0;
 }
 
-static int setup(struct supervisor *s, sigset_t *orig)
+/* The parts, before the program starts: the tree, the calls, sampling. */
+static int setup_parts(struct run *r)
 {
 	int err;
 
-	s->policy = emu_policy_default();
-	s->policy.profile = s->opts.strict ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
-	s->policy.max_sframe_size = s->opts.max_sframe_size;
-	s->policy.max_sframe_total = s->opts.max_sframe_total;
-	s->notifier.fd = -1;
-	s->exec_err_fd = -1;
-	tracees_init(&s->tree, s->opts.max_registrations);
+	r->trace = (struct trace){ .log = &r->log, .fork_copies = !r->opts.strict,
+				   .hooks = run_hooks(r) };
+	tracees_init(&r->trace.tree, r->opts.max_registrations);
+	r->calls = (struct calls){ .policy = emu_policy_default(), .nr = r->opts.nr,
+				   .trace_lines = r->opts.trace, .trace = &r->trace,
+				   .log = &r->log };
+	r->calls.policy.profile = r->opts.strict ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
+	r->calls.policy.max_sframe_size = r->opts.max_sframe_size;
+	r->calls.policy.max_sframe_total = r->opts.max_sframe_total;
+	r->calls.notifier.fd = -1;
+	if (report_check_files(&r->log, &r->opts))
+		return -1;
+	err = sampler_new(&r->sampler, &r->opts, &r->log, &r->trace);
+	if (err)
+		log_line(&r->log, "cannot set up sampling: %s", strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* Sampling, once the program runs: dropped without ptrace, told about its clock. */
+static int start_sampling(struct run *r)
+{
+	struct sampler *sm = r->sampler;
+
+	if (sm && !r->trace.traced) {
+		/* an untraced program would die of our SIGPROF */
+		log_note(&r->log, "sampling needs ptrace: no samples");
+		sampler_free(sm);
+		r->sampler = NULL;
+		return 0;
+	}
+	if (sm && sm->trig.kind == TRIGGER_TIMER && !r->opts.wall_clock)
+		log_note(&r->log, "perf events unavailable (%s): sampling every thread on the "
+				  "supervisor's wall-clock timer instead",
+			 strerror(sm->trig.fallback_errno));
+	if (sm && sm->trig.timer_fd >= 0 && watch(r, sm->trig.timer_fd)) {
+		log_line(&r->log, "cannot watch the sampling timer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int setup(struct run *r, sigset_t *orig)
+{
+	r->exec_err_fd = -1;
 	/* orphans of the program come back to us */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epoll_fd < 0 || setup_signals(s, orig) || watch(s, s->signal_fd)) {
-		sv_log(s, "cannot set up the event loop: %s", strerror(errno));
+	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epoll_fd < 0 || setup_signals(r, orig) || watch(r, r->signal_fd)) {
+		log_line(&r->log, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
-	if (sample_report_check_files(s))
+	if (setup_parts(r) || start(r, orig) || start_sampling(r) || track_child(r))
 		return -1;
-	err = sampler_new(s);
-	if (err) {
-		sv_log(s, "cannot set up sampling: %s", strerror(-err));
-		return -1;
-	}
-	if (start(s, orig))
-		return -1;
-	if (s->sampler && !s->traced) {
-		/* an untraced program would die of our SIGPROF */
-		sv_note(s, "sampling needs ptrace: no samples");
-		sampler_free(s->sampler);
-		s->sampler = NULL;
-	}
-	if (track_child(s))
-		return -1;
-	if (s->sampler && s->sampler->trig.kind == TRIGGER_TIMER && !s->opts.wall_clock)
-		sv_note(s, "perf events unavailable (%s): sampling every thread on the "
-			   "supervisor's wall-clock timer instead", strerror(s->sampler->trig.fallback_errno));
-	if (s->sampler && s->sampler->trig.timer_fd >= 0 && watch(s, s->sampler->trig.timer_fd)) {
-		sv_log(s, "cannot watch the sampling timer: %s", strerror(errno));
-		return -1;
-	}
 	/*
 	 * The program cannot ptrace or read us. Only now: a child forked while
 	 * we are not dumpable stays so until it execs, and could not be seized.
 	 */
 	prctl(PR_SET_DUMPABLE, 0);
-	if ((s->notifier.fd >= 0 && watch(s, s->notifier.fd)) ||
-	    (s->exec_err_fd >= 0 && watch(s, s->exec_err_fd))) {
-		sv_log(s, "cannot watch the listener: %s", strerror(errno));
+	if ((r->calls.notifier.fd >= 0 && watch(r, r->calls.notifier.fd)) ||
+	    (r->exec_err_fd >= 0 && watch(r, r->exec_err_fd))) {
+		log_line(&r->log, "cannot watch the listener: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-static void teardown(struct supervisor *s)
+static void teardown(struct run *r)
 {
-	if (s->notifier.fd >= 0)
-		close(s->notifier.fd);
-	notifier_free(&s->notifier);
-	tracees_free(&s->tree);
-	sampler_free(s->sampler);
-	if (s->log != stderr)
-		fclose(s->log);
+	if (r->calls.notifier.fd >= 0)
+		close(r->calls.notifier.fd);
+	notifier_free(&r->calls.notifier);
+	tracees_free(&r->trace.tree);
+	sampler_free(r->sampler);
+	if (r->log.f != stderr)
+		fclose(r->log.f);
 }
 
 int main(int argc, char **argv)
 {
-	struct supervisor s = { 0 };
+	struct run r = { 0 };
 	sigset_t orig;
-	int err = opts_parse(argc, argv, &s.opts), status = 1;
+	int err = opts_parse(argc, argv, &r.opts), status = 1;
 
 	if (err)
 		return err == OPTS_EXIT_OK ? 0 : 2;
-	if (open_log(&s))
+	if (open_log(&r))
 		return 1;
-	if (!setup(&s, &orig)) {
-		event_loop(&s);
-		drain_exec_error(&s);
-		sampler_flush(&s);
-		if (!s.opts.quiet && !s.start_failed)
-			sv_print_summary(&s);
-		if (!s.start_failed)
-			finish_sampling(&s);
-		status = exit_status(&s);
-	} else if (s.child > 0 && !s.child_reaped) {
-		kill(s.child, SIGKILL);
+	if (!setup(&r, &orig)) {
+		event_loop(&r);
+		drain_exec_error(&r);
+		sampler_flush(r.sampler);
+		if (!r.opts.quiet && !r.start_failed)
+			summary_print(r.log.f, &r.trace.tree);
+		if (!r.start_failed)
+			finish_sampling(&r);
+		status = exit_status(&r);
+	} else if (r.trace.child > 0 && !r.trace.child_reaped) {
+		kill(r.trace.child, SIGKILL);
 	}
-	teardown(&s);
+	teardown(&r);
 	return status;
 }

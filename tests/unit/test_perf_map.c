@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "supervisor/perf_map.h"
+#include "supervisor/oracle/perf_map.h"
 #include "test_tmp.h"
 
 static char dir[100];

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Classification of a sample's walks (supervisor/sample_classify.c). */
+/* Classification of a sample's walks (supervisor/report/classify.c). */
 #include <criterion/criterion.h>
 
-#include "supervisor/sample_classify.h"
+#include "supervisor/report/classify.h"
 
 #define F(ip, src) { (ip), EMU_SRC_##src }
 #define NO_JIT SAMPLE_NO_JIT_FRAME
@@ -16,12 +16,12 @@ Test(sample_classify, equal_walks_match_and_agree)
 	const uint64_t ref[] = { 0x100, 0x200, 0x300, 0x400, 0x500 };
 	struct sample_verdict v;
 
-	sample_classify(covered3_fp2, 5, NO_JIT, ref, 5, 0, true, &v);
+	classify_sample(covered3_fp2, 5, NO_JIT, ref, 5, 0, true, &v);
 	cr_assert_eq(v.cls, SC_MATCH);
 	cr_assert_eq(v.covered, 3);
 	cr_assert(v.has_step && v.agrees);
-	cr_assert_not(sample_needs_third_opinion(&v));
-	cr_assert_not(sample_check_failed(&v));
+	cr_assert_not(classify_needs_third_opinion(&v));
+	cr_assert_not(classify_check_failed(&v));
 }
 
 Test(sample_classify, difference_after_the_covered_prefix_is_sframe_shorter)
@@ -29,11 +29,11 @@ Test(sample_classify, difference_after_the_covered_prefix_is_sframe_shorter)
 	const uint64_t ref[] = { 0x100, 0x200, 0x300, 0x999, 0x500, 0x600 };
 	struct sample_verdict v;
 
-	sample_classify(covered3_fp2, 5, NO_JIT, ref, 6, 0, true, &v);
+	classify_sample(covered3_fp2, 5, NO_JIT, ref, 6, 0, true, &v);
 	cr_assert_eq(v.cls, SC_SFRAME_SHORTER);
 	cr_assert_eq(v.first_difference, 3);
 	cr_assert(v.agrees);
-	cr_assert_not(sample_check_failed(&v));
+	cr_assert_not(classify_check_failed(&v));
 }
 
 Test(sample_classify, our_walk_ending_early_is_sframe_shorter)
@@ -41,7 +41,7 @@ Test(sample_classify, our_walk_ending_early_is_sframe_shorter)
 	const uint64_t ref[] = { 0x100, 0x200, 0x300, 0x400, 0x500, 0x600, 0x700 };
 	struct sample_verdict v;
 
-	sample_classify(covered3_fp2, 5, NO_JIT, ref, 7, 0, true, &v);
+	classify_sample(covered3_fp2, 5, NO_JIT, ref, 7, 0, true, &v);
 	cr_assert_eq(v.cls, SC_SFRAME_SHORTER);
 	cr_assert_eq(v.first_difference, 5);
 }
@@ -54,20 +54,20 @@ Test(sample_classify, difference_inside_the_covered_prefix_diverges)
 	const uint64_t elf_none[] = { 0x100, 0x200, 0x777 };
 	struct sample_verdict v;
 
-	sample_classify(covered3_fp2, 5, NO_JIT, ref, 5, 0, true, &v);
+	classify_sample(covered3_fp2, 5, NO_JIT, ref, 5, 0, true, &v);
 	cr_assert_eq(v.cls, SC_DIVERGED);
 	cr_assert_eq(v.first_difference, 2);
 	cr_assert_not(v.agrees);
-	cr_assert(sample_needs_third_opinion(&v));
-	sample_side(&v, covered3_fp2, 5, ref, 5, elf_us, 4);
+	cr_assert(classify_needs_third_opinion(&v));
+	classify_side(&v, covered3_fp2, 5, ref, 5, elf_us, 4);
 	cr_assert_eq(v.side, SIDE_US);
-	cr_assert_not(sample_check_failed(&v));
-	sample_side(&v, covered3_fp2, 5, ref, 5, elf_lu, 3);
+	cr_assert_not(classify_check_failed(&v));
+	classify_side(&v, covered3_fp2, 5, ref, 5, elf_lu, 3);
 	cr_assert_eq(v.side, SIDE_LIBUNWIND);
-	cr_assert(sample_check_failed(&v));
-	sample_side(&v, covered3_fp2, 5, ref, 5, elf_none, 3);
+	cr_assert(classify_check_failed(&v));
+	classify_side(&v, covered3_fp2, 5, ref, 5, elf_none, 3);
 	cr_assert_eq(v.side, SIDE_NEITHER);
-	cr_assert(sample_check_failed(&v));
+	cr_assert(classify_check_failed(&v));
 }
 
 Test(sample_classify, libunwind_failing_at_its_first_step)
@@ -75,7 +75,7 @@ Test(sample_classify, libunwind_failing_at_its_first_step)
 	const uint64_t ref[] = { 0x100 };
 	struct sample_verdict v;
 
-	sample_classify(covered3_fp2, 5, NO_JIT, ref, 1, -1, true, &v);
+	classify_sample(covered3_fp2, 5, NO_JIT, ref, 1, -1, true, &v);
 	cr_assert_eq(v.cls, SC_LIBUNWIND_FAILED);
 	cr_assert_eq(v.first_difference, 1);
 	cr_assert_not(v.agrees);
@@ -87,11 +87,11 @@ Test(sample_classify, libunwind_ending_inside_the_prefix_failed)
 	struct sample_verdict v;
 
 	/* a static binary: libunwind ends at main, our SFrame step goes on */
-	sample_classify(covered3_fp2, 5, NO_JIT, ref, 2, 0, true, &v);
+	classify_sample(covered3_fp2, 5, NO_JIT, ref, 2, 0, true, &v);
 	cr_assert_eq(v.cls, SC_LIBUNWIND_FAILED);
 	cr_assert_eq(v.first_difference, 2);
 	cr_assert_not(v.agrees);
-	cr_assert(sample_needs_third_opinion(&v));
+	cr_assert(classify_needs_third_opinion(&v));
 }
 
 Test(sample_classify, no_sframe_step_counts_neither_way)
@@ -100,13 +100,13 @@ Test(sample_classify, no_sframe_step_counts_neither_way)
 	const uint64_t ref[] = { 0x100, 0x999 };
 	struct sample_verdict v;
 
-	sample_classify(fp_only, 2, NO_JIT, ref, 2, 0, true, &v);
+	classify_sample(fp_only, 2, NO_JIT, ref, 2, 0, true, &v);
 	cr_assert_eq(v.covered, 1);
 	cr_assert_not(v.has_step);
 	cr_assert_not(v.agrees);
 	cr_assert_eq(v.cls, SC_SFRAME_SHORTER);
-	cr_assert_not(sample_needs_third_opinion(&v));
-	cr_assert_not(sample_check_failed(&v));
+	cr_assert_not(classify_needs_third_opinion(&v));
+	cr_assert_not(classify_check_failed(&v));
 }
 
 Test(sample_classify, jit_steps_cover_too)
@@ -116,7 +116,7 @@ Test(sample_classify, jit_steps_cover_too)
 	struct sample_verdict v;
 
 	/* frame 0 in JIT code; libunwind's guess out of it happens to be right */
-	sample_classify(jit, 3, 0, ref, 3, 0, true, &v);
+	classify_sample(jit, 3, 0, ref, 3, 0, true, &v);
 	cr_assert_eq(v.covered, 3);
 	cr_assert_eq(v.jit_frame, 0);
 	cr_assert_eq(v.cls, SC_MATCH);
@@ -136,16 +136,16 @@ Test(sample_classify, a_difference_past_the_first_jit_frame_is_not_a_disagreemen
 	const uint64_t ref[] = { 0x100, 0x200, 0x300, 0x777, 0x888 };
 	struct sample_verdict v;
 
-	sample_classify(through_jit, 5, 2, ref, 5, 0, true, &v);
+	classify_sample(through_jit, 5, 2, ref, 5, 0, true, &v);
 	cr_assert_eq(v.cls, SC_JIT_UNCHECKED);
 	cr_assert_eq(v.covered, 5);
 	cr_assert_eq(v.jit_frame, 2);
 	cr_assert_eq(v.first_difference, 3);
 	cr_assert(v.has_step && v.agrees);
-	cr_assert_not(sample_disagrees(&v));
-	cr_assert_not(sample_needs_third_opinion(&v));
-	cr_assert_not(sample_check_failed(&v));
-	cr_assert_str_eq(sample_class_name(v.cls), "jit-unchecked");
+	cr_assert_not(classify_disagrees(&v));
+	cr_assert_not(classify_needs_third_opinion(&v));
+	cr_assert_not(classify_check_failed(&v));
+	cr_assert_str_eq(classify_class_name(v.cls), "jit-unchecked");
 }
 
 Test(sample_classify, libunwind_ending_in_jit_code_is_not_a_failure)
@@ -153,13 +153,13 @@ Test(sample_classify, libunwind_ending_in_jit_code_is_not_a_failure)
 	const uint64_t ref[] = { 0x100, 0x200, 0x300 };
 	struct sample_verdict v;
 
-	sample_classify(through_jit, 5, 2, ref, 3, 0, true, &v);
+	classify_sample(through_jit, 5, 2, ref, 3, 0, true, &v);
 	cr_assert_eq(v.cls, SC_JIT_UNCHECKED);
 	cr_assert_eq(v.first_difference, 3);
 	cr_assert(v.agrees);
-	sample_classify(through_jit, 5, 2, ref, 3, -1, true, &v);
+	classify_sample(through_jit, 5, 2, ref, 3, -1, true, &v);
 	cr_assert_eq(v.cls, SC_JIT_UNCHECKED);
-	cr_assert_not(sample_check_failed(&v));
+	cr_assert_not(classify_check_failed(&v));
 }
 
 Test(sample_classify, the_first_jit_frame_itself_is_checked)
@@ -168,15 +168,15 @@ Test(sample_classify, the_first_jit_frame_itself_is_checked)
 	const uint64_t elf_lu[] = { 0x100, 0x200, 0x333 };
 	struct sample_verdict v;
 
-	sample_classify(through_jit, 5, 2, ref, 5, 0, true, &v);
+	classify_sample(through_jit, 5, 2, ref, 5, 0, true, &v);
 	cr_assert_eq(v.cls, SC_DIVERGED);
 	cr_assert_eq(v.first_difference, 2);
 	cr_assert_not(v.agrees);
-	cr_assert(sample_disagrees(&v));
-	cr_assert(sample_needs_third_opinion(&v));
-	sample_side(&v, through_jit, 5, ref, 5, elf_lu, 3);
+	cr_assert(classify_disagrees(&v));
+	cr_assert(classify_needs_third_opinion(&v));
+	classify_side(&v, through_jit, 5, ref, 5, elf_lu, 3);
 	cr_assert_eq(v.side, SIDE_LIBUNWIND);
-	cr_assert(sample_check_failed(&v));
+	cr_assert(classify_check_failed(&v));
 }
 
 Test(sample_classify, elfutils_sides_with_us_up_to_the_first_jit_frame)
@@ -186,15 +186,15 @@ Test(sample_classify, elfutils_sides_with_us_up_to_the_first_jit_frame)
 	const uint64_t elf_short[] = { 0x100, 0x200 };
 	struct sample_verdict v;
 
-	sample_classify(through_jit, 5, 2, ref, 5, 0, true, &v);
+	classify_sample(through_jit, 5, 2, ref, 5, 0, true, &v);
 	cr_assert_eq(v.cls, SC_DIVERGED);
 	cr_assert_eq(v.first_difference, 1);
-	sample_side(&v, through_jit, 5, ref, 5, elf_us, 4);
+	classify_side(&v, through_jit, 5, ref, 5, elf_us, 4);
 	cr_assert_eq(v.side, SIDE_US);
-	cr_assert_not(sample_check_failed(&v));
-	sample_side(&v, through_jit, 5, ref, 5, elf_short, 2);
+	cr_assert_not(classify_check_failed(&v));
+	classify_side(&v, through_jit, 5, ref, 5, elf_short, 2);
 	cr_assert_eq(v.side, SIDE_NEITHER);
-	cr_assert(sample_check_failed(&v));
+	cr_assert(classify_check_failed(&v));
 }
 
 Test(sample_classify, libunwind_ending_before_the_jit_frame_failed)
@@ -202,7 +202,7 @@ Test(sample_classify, libunwind_ending_before_the_jit_frame_failed)
 	const uint64_t ref[] = { 0x100, 0x200 };
 	struct sample_verdict v;
 
-	sample_classify(through_jit, 5, 2, ref, 2, 0, true, &v);
+	classify_sample(through_jit, 5, 2, ref, 2, 0, true, &v);
 	cr_assert_eq(v.cls, SC_LIBUNWIND_FAILED);
 	cr_assert_eq(v.first_difference, 2);
 	cr_assert_not(v.agrees);
@@ -213,7 +213,7 @@ Test(sample_classify, equal_through_jit_frames_is_a_match)
 	const uint64_t ref[] = { 0x100, 0x200, 0x300, 0x400, 0x500 };
 	struct sample_verdict v;
 
-	sample_classify(through_jit, 5, 2, ref, 5, 0, true, &v);
+	classify_sample(through_jit, 5, 2, ref, 5, 0, true, &v);
 	cr_assert_eq(v.cls, SC_MATCH);
 	cr_assert_eq(v.first_difference, 5);
 	cr_assert(v.agrees);
@@ -226,18 +226,18 @@ Test(sample_classify, frame_0_in_jit_code_libunwind_failing_at_once)
 	struct sample_verdict v;
 
 	/* a JIT step out of frame 0: our coverage goes on, libunwind cannot */
-	sample_classify(through_jit, 5, 0, ref, 1, -1, true, &v);
+	classify_sample(through_jit, 5, 0, ref, 1, -1, true, &v);
 	cr_assert_eq(v.cls, SC_JIT_UNCHECKED);
 	cr_assert_eq(v.first_difference, 1);
 	cr_assert(v.agrees);
 	/* no JIT entry for frame 0: a frame-pointer step, coverage ends at once */
-	sample_classify(fp_out, 3, 0, ref, 1, -1, true, &v);
+	classify_sample(fp_out, 3, 0, ref, 1, -1, true, &v);
 	cr_assert_eq(v.cls, SC_SFRAME_SHORTER);
 	cr_assert_eq(v.covered, 1);
 	cr_assert_not(v.has_step);
 	cr_assert_not(v.agrees);
-	cr_assert(sample_disagrees(&v));
-	cr_assert_not(sample_check_failed(&v));
+	cr_assert(classify_disagrees(&v));
+	cr_assert_not(classify_check_failed(&v));
 }
 
 Test(sample_classify, a_frame_pointer_step_into_jit_code_then_astray_is_sframe_shorter)
@@ -248,23 +248,23 @@ Test(sample_classify, a_frame_pointer_step_into_jit_code_then_astray_is_sframe_s
 	const uint64_t ref[] = { 0x100, 0x200, 0x999, 0x400 };
 	struct sample_verdict v;
 
-	sample_classify(fp_in, 4, 1, ref, 4, 0, true, &v);
+	classify_sample(fp_in, 4, 1, ref, 4, 0, true, &v);
 	cr_assert_eq(v.cls, SC_SFRAME_SHORTER);
 	cr_assert_eq(v.covered, 1);
 	cr_assert_eq(v.first_difference, 2);
 	cr_assert_not(v.agrees);
-	cr_assert_not(sample_check_failed(&v));
+	cr_assert_not(classify_check_failed(&v));
 }
 
 Test(sample_classify, unchecked_keeps_the_jit_frame)
 {
 	struct sample_verdict v;
 
-	sample_classify(through_jit, 5, 2, NULL, 0, 0, false, &v);
+	classify_sample(through_jit, 5, 2, NULL, 0, 0, false, &v);
 	cr_assert_eq(v.cls, SC_UNCHECKED);
 	cr_assert_eq(v.jit_frame, 2);
-	cr_assert_not(sample_disagrees(&v));
-	sample_classify(through_jit, 5, NO_JIT, NULL, 0, 0, false, &v);
+	cr_assert_not(classify_disagrees(&v));
+	classify_sample(through_jit, 5, NO_JIT, NULL, 0, 0, false, &v);
 	cr_assert_eq(v.jit_frame, SAMPLE_NO_JIT_FRAME);
 }
 
@@ -272,12 +272,12 @@ Test(sample_classify, without_crosscheck_unchecked)
 {
 	struct sample_verdict v;
 
-	sample_classify(covered3_fp2, 5, NO_JIT, NULL, 0, 0, false, &v);
+	classify_sample(covered3_fp2, 5, NO_JIT, NULL, 0, 0, false, &v);
 	cr_assert_eq(v.cls, SC_UNCHECKED);
 	cr_assert(v.has_step);
 	cr_assert_not(v.agrees);
-	cr_assert_not(sample_needs_third_opinion(&v));
-	cr_assert_not(sample_check_failed(&v));
-	cr_assert_str_eq(sample_class_name(SC_SFRAME_SHORTER), "sframe-shorter");
-	cr_assert_str_eq(elfutils_side_name(SIDE_US), "codectl-run");
+	cr_assert_not(classify_needs_third_opinion(&v));
+	cr_assert_not(classify_check_failed(&v));
+	cr_assert_str_eq(classify_class_name(SC_SFRAME_SHORTER), "sframe-shorter");
+	cr_assert_str_eq(classify_side_name(SIDE_US), "codectl-run");
 }

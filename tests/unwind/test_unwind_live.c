@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "emu/emu.h"
-#include "supervisor/proc_maps.h"
-#include "supervisor/remote_mem.h"
+#include "supervisor/trace/procfs.h"
+#include "supervisor/trace/remote_mem.h"
 
 #define DEPTH 9
 #define CHAIN (2 * DEPTH + 2)	/* functions that record their return address */
@@ -199,7 +199,7 @@ static struct emu_registry *register_self(void)
 
 	dl_iterate_phdr(find_exe, &er);
 	cr_assert_neq(er.info.sframe_start, 0, "no PT_GNU_SFRAME in the test program");
-	cr_assert_eq(proc_maps_read(getpid(), &maps), 0);
+	cr_assert_eq(procfs_maps_read(getpid(), &maps), 0);
 	cr_assert_eq(emu_register_exec_sframe(&p, &sp, &er.info, &res), 0, "%s", res.verdict.reason);
 	emu_mappings_free(&maps);
 	return r;

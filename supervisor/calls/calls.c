@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* codectl notifications: from a seccomp_notif to an answer and a registry change. */
+#include <errno.h>
+#include <linux/audit.h>
+#include <string.h>
+
+#include "calls.h"
+#include "supervisor/trace/remote_mem.h"
+#include "supervisor/trace/maps.h"
+#include "trace_line.h"
+
+static struct emu_call call_of(const struct seccomp_notif *req)
+{
+	/* option and flags are unsigned int: the upper halves of the registers are ignored */
+	return (struct emu_call){
+		.option = (unsigned int)req->data.args[0],
+		.info = req->data.args[1],
+		.info_size = req->data.args[2],
+		.flags = (unsigned int)req->data.args[3],
+	};
+}
+
+/*
+ * Refusals that stale cached mappings can explain: a new mmap since the last
+ * read, or a registration whose text was unmapped since (dlclose without
+ * CODE_UNREGISTER) still holding the range: it is stale and goes at the re-read.
+ */
+static bool maps_related(enum emu_rule rule)
+{
+	return rule == EMU_R_TEXT_NOT_EXEC || rule == EMU_R_SFRAME_NOT_READABLE ||
+	       rule == EMU_R_SF_FDE_TEXT || rule == EMU_R_KERNEL_REFUSES || rule == EMU_R_OVERLAP;
+}
+
+/*
+ * The SFrame bytes this call may add up to: the process's own budget, and what
+ * all traced processes together may still hold (copies cost the supervisor's
+ * memory, not the tracees').
+ */
+static struct emu_policy policy_for(const struct calls *c, const struct proc *p)
+{
+	struct emu_policy pol = c->policy;
+	uint64_t own = emu_registry_sframe_bytes(p->as->registry), all = 0, others;
+	const struct proc *q;
+
+	for (q = c->trace->tree.procs; q; q = q->next)
+		if (!q->exited && q->as)
+			all += emu_registry_sframe_bytes(q->as->registry);
+	others = all > own ? all - own : 0;
+	if (others >= CALLS_SFRAME_GLOBAL_MAX)
+		pol.max_sframe_total = own;
+	else if (own + CALLS_SFRAME_GLOBAL_MAX - others < pol.max_sframe_total)
+		pol.max_sframe_total = own + CALLS_SFRAME_GLOBAL_MAX - others;
+	return pol;
+}
+
+/* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
+static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
+		   struct emu_call_result *res)
+{
+	struct remote_mem rm = { .pid = tid };
+	struct emu_accessor mem = remote_mem_accessor(&rm);
+	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps };
+	struct emu_policy pol = policy_for(c, p);
+	bool fresh = false;
+	int err;
+
+	if (maps_old(p)) {
+		maps_refresh(c->trace, p, tid);
+		fresh = true;
+	}
+	sp.maps_cached = !fresh;
+	err = emu_codectl_prepare(&pol, &sp, call, res);
+	if (!err || fresh || !maps_related(res->verdict.rule))
+		return err;
+	emu_codectl_discard(res);
+	maps_refresh(c->trace, p, tid);
+	sp.maps_cached = false;
+	return emu_codectl_prepare(&pol, &sp, call, res);
+}
+
+static void count(struct proc *p, const struct emu_call_result *res, int err)
+{
+	if (err) {
+		p->stats.rejected++;
+		p->stats.rejected_by_rule[res->verdict.rule]++;
+	} else if (res->option == CODE_UNREGISTER) {
+		p->stats.unregistered++;
+	} else {
+		p->stats.accepted++;
+	}
+}
+
+void calls_note_kernel_refusals(struct calls *c, struct proc *p, const struct emu_verdict *v)
+{
+	uint32_t kr = v->kernel_refusals;
+
+	for (unsigned int bit = 0; kr && bit < EMU_KR_COUNT; bit++) {
+		if (!(kr & (1u << bit)))
+			continue;
+		if (!p->stats.kernel_refusals[bit]++ && !c->trace_lines)
+			log_note(c->log, "pid %d: accepted registrations the Linux SFrame patches "
+					 "would refuse: they require %s", (int)p->tgid,
+				 emu_kernel_rule_text(1u << bit));
+	}
+}
+
+static void report(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
+		   const struct emu_call_result *res, int err, const struct trace_strings *strings)
+{
+	char line[2048];
+
+	count(p, res, err);
+	if (!err)
+		calls_note_kernel_refusals(c, p, &res->verdict);
+	if (!c->trace_lines)
+		return;
+	trace_line_format(line, sizeof(line), tid, call, res, err, strings);
+	if (!err && res->verdict.kernel_refusals)
+		fprintf(c->log->f, "%s [kernel patches would refuse: %s]\n", line,
+			emu_kernel_rule_text(res->verdict.kernel_refusals &
+					     -res->verdict.kernel_refusals));
+	else
+		fprintf(c->log->f, "%s\n", line);
+}
+
+/* Answer; commit only when the answer reached the caller. */
+static void answer(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
+		   struct emu_call_result *res, int err)
+{
+	struct emu_space sp = { .registry = p->as->registry, .maps = &p->as->maps };
+	uint64_t id = c->notifier.req->id;
+	struct trace_strings strings, *shown = NULL;
+	int sent;
+
+	if (!notifier_id_valid(&c->notifier, id))
+		return;		/* the caller is gone or was interrupted: it will re-issue */
+	if (err && c->trace_lines && res->have_args && call->option == CODE_REGISTER_ELF) {
+		/* the caller's strings, for the trace, while it still waits for the answer */
+		struct remote_mem rm = { .pid = tid };
+		struct emu_accessor mem = remote_mem_accessor(&rm);
+
+		trace_strings_read(&strings, &mem, &res->args.elf);
+		shown = &strings;
+	}
+	sent = notifier_respond(&c->notifier, id, err);
+	if (sent) {
+		if (sent != -ENOENT)
+			log_line(c->log, "pid %d: answering codectl failed: %s", (int)tid,
+				 strerror(-sent));
+		p->stats.interrupted++;
+		return;
+	}
+	if (!err && emu_codectl_commit(&sp, res))
+		log_line(c->log, "pid %d: internal error: registry changed between check and commit",
+			 (int)tid);
+	report(c, p, tid, call, res, err, shown);
+}
+
+void calls_handle_notification(struct calls *c)
+{
+	struct seccomp_notif *req = c->notifier.req;
+	struct emu_call_result res = { 0 };
+	struct emu_call call;
+	struct proc *p;
+	pid_t tid;
+	int err;
+
+	err = notifier_receive(&c->notifier);
+	if (err) {
+		if (err != -ENOENT && err != -EINTR)
+			log_line(c->log, "receiving a notification failed: %s", strerror(-err));
+		return;
+	}
+	tid = (pid_t)req->pid;
+	call = call_of(req);
+	p = tid ? trace_proc_of(c->trace, tid) : NULL;
+	if (!p || req->data.nr != c->nr || req->data.arch != AUDIT_ARCH_X86_64) {
+		/* not a call we can place (or no longer): the kernel's answer */
+		notifier_respond(&c->notifier, req->id, -ENOSYS);
+		return;
+	}
+	err = prepare(c, p, tid, &call, &res);
+	answer(c, p, tid, &call, &res, err);
+	emu_codectl_discard(&res);
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Exit summary, strace -c style: a table of processes, then the details that matter. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "summary.h"
+#include "trace_line.h"
+
+static void print_details(FILE *f, const struct proc *p)
+{
+	const struct proc_stats *st = &p->stats;
+
+	for (int r = 1; r < EMU_R_COUNT; r++)
+		if (st->rejected_by_rule[r])
+			fprintf(f, "    pid %d: %lu rejected with %s (%s)\n", (int)p->tgid,
+				st->rejected_by_rule[r], errno_name(emu_rule_errno(r)),
+				emu_rule_name(r));
+	for (int b = 0; b < EMU_KR_COUNT; b++)
+		if (st->kernel_refusals[b])
+			fprintf(f, "    pid %d: %lu accepted that the Linux SFrame patches would "
+					"refuse (they require %s)\n", (int)p->tgid,
+				st->kernel_refusals[b], emu_kernel_rule_text(1u << b));
+	if (st->interrupted)
+		fprintf(f, "    pid %d: %lu answers not delivered (caller gone or interrupted; "
+				"not applied)\n", (int)p->tgid, st->interrupted);
+	if (st->exec_failed)
+		fprintf(f, "    pid %d: %lu exec-time registrations failed\n", (int)p->tgid,
+			st->exec_failed);
+	if (st->cleared_at_exec)
+		fprintf(f, "    pid %d: %lu registrations dropped by execve\n", (int)p->tgid,
+			st->cleared_at_exec);
+}
+
+static void print_row(FILE *f, const struct proc *p)
+{
+	const struct proc_stats *st = &p->stats;
+
+	fprintf(f, "  %8d %6lu %8lu %8lu %12lu %8lu %6lu  %s\n", (int)p->tgid,
+		st->exec_registered, st->accepted, st->rejected, st->unregistered, st->left_at_exit,
+		st->stale, p->exe[0] ? p->exe : "?");
+}
+
+static void print_folded(FILE *f, const struct tracees *t)
+{
+	const struct proc_stats *st = &t->folded;
+
+	fprintf(f, "  %8s %6lu %8lu %8lu %12lu %8lu %6lu  (%lu more processes, added up)\n",
+		"...", st->exec_registered, st->accepted, st->rejected, st->unregistered,
+		st->left_at_exit, st->stale, t->nfolded);
+}
+
+/* The process list is newest first; the summary shows them in the order they started. */
+static const struct proc **oldest_first(const struct proc *list, size_t *n)
+{
+	const struct proc **v, *p;
+	size_t i = 0;
+
+	for (*n = 0, p = list; p; p = p->next)
+		(*n)++;
+	v = calloc(*n ? *n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (p = list; p; p = p->next)
+		v[*n - ++i] = p;
+	return v;
+}
+
+struct proc_stats summary_totals(const struct tracees *t)
+{
+	struct proc_stats total = t->folded;
+
+	for (const struct proc *p = t->procs; p; p = p->next)
+		proc_stats_add(&total, &p->stats);
+	return total;
+}
+
+void summary_print(FILE *f, const struct tracees *t)
+{
+	size_t n, i;
+	const struct proc **v = oldest_first(t->procs, &n);
+
+	if (!v)
+		return;
+	fprintf(f, "codectl-run: summary: %zu process%s\n", n + t->nfolded,
+		n + t->nfolded == 1 ? "" : "es");
+	fprintf(f, "  %8s %6s %8s %8s %12s %8s %6s  %s\n", "pid", "exec", "accepted",
+		"rejected", "unregistered", "left", "stale", "program");
+	for (i = 0; i < n; i++)
+		print_row(f, v[i]);
+	if (t->nfolded)
+		print_folded(f, t);
+	for (i = 0; i < n; i++)
+		print_details(f, v[i]);
+	free(v);
+}

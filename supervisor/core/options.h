@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* codectl-run's command line. */
+#ifndef SUPERVISOR_CORE_OPTIONS_H
+#define SUPERVISOR_CORE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct run_opts - what the user asked for
+ * @nr: the system call number trapped (--nr; default CODECTL_NR_DEFAULT)
+ * @strict: the kernel patches' acceptance rules, fork and caller lookup
+ * @log_path: -o FILE, or NULL for stderr
+ * @trace: one line per codectl call
+ * @quiet: no exit summary and no notes (errors still print)
+ * @max_registrations: per-process limit (ENOSPC beyond it)
+ * @max_sframe_size: largest section copied at registration, bytes
+ * @max_sframe_total: bytes of sections one process may hold in all
+ * @exec_registration: register PT_GNU_SFRAME at every execve, as binfmt_elf does
+ * @require_ptrace: refuse to run without process-tree tracking
+ * @loader_module: load libcodectl-audit.so into dynamically linked programs
+ * @registry_dump: print each process's registrations when it exits
+ * @freq: samples per second and thread (--freq; 0: no sampling)
+ * @wall_clock: --clock wall: every thread on the supervisor's wall-clock timer
+ * @stack_bytes: bytes of stack copied per sample, from SP up (--stack-size)
+ * @max_frames: frames per walk at most (--max-frames)
+ * @crosscheck: unwind every sample with libunwind too (--no-crosscheck: off)
+ * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
+ * @folded_path: --folded FILE
+ * @check: exit status 3 when a covered prefix disagrees (see supervisor/report/classify.h)
+ * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
+ */
+struct run_opts {
+	long nr;
+	bool strict;
+	const char *log_path;
+	bool trace;
+	bool quiet;
+	size_t max_registrations;
+	size_t max_sframe_size;
+	uint64_t max_sframe_total;
+	bool exec_registration;
+	bool require_ptrace;
+	bool loader_module;
+	bool registry_dump;
+	unsigned int freq;
+	bool wall_clock;
+	size_t stack_bytes;
+	unsigned int max_frames;
+	bool crosscheck;
+	const char *json_path;
+	bool json_all;
+	const char *folded_path;
+	bool check;
+	char **argv;
+};
+
+#define OPTS_DEFAULT_FREQ		999
+#define OPTS_MAX_FREQ			10000	/* a stop costs ~20-50 us */
+#define OPTS_DEFAULT_STACK_BYTES	(64u << 10)
+#define OPTS_DEFAULT_MAX_FRAMES		128u
+
+/* opts_parse() results besides 0 (run the program) */
+#define OPTS_EXIT_OK	1	/* --help or --version was printed: exit 0 */
+#define OPTS_EXIT_USAGE	2	/* a usage error was printed: exit 2 */
+
+/**
+ * opts_parse() - parse codectl-run's arguments into @o
+ * Return: 0, OPTS_EXIT_OK or OPTS_EXIT_USAGE (messages already printed).
+ */
+int opts_parse(int argc, char **argv, struct run_opts *o);
+
+#endif /* SUPERVISOR_CORE_OPTIONS_H */

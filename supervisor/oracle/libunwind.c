@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libunwind as an oracle (the cross-check of every sample): its remote
+ * unwinding with our own accessors, registers from the sample, memory from
+ * the sample's reader (stack copy, then process_vm_readv); unwind info is
+ * found by libunwind-ptrace's _UPT_find_proc_info (DWARF .eh_frame from the
+ * files), UNW_CACHE_GLOBAL, flushed when the mappings change. The argument libunwind hands to
+ * our callbacks is either our per-walk context (from unw_init_remote) or, for
+ * reads made inside _UPT_find_proc_info, the UPT_info itself: libunwind casts
+ * that argument to its struct UPT_info, so it must be the _UPT_create()
+ * pointer (passing anything else ends every walk after one frame). A context
+ * starts with a magic word; a UPT_info starts with the pid (pid_t, first
+ * member in every libunwind release), checked once when it is opened.
+ */
+#include <errno.h>
+#include <libunwind-ptrace.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "oracle.h"
+
+/*
+ * Why libunwind cannot check frames past the first JIT frame
+ * (ORACLE_LIBUNWIND_NO_JIT). libunwind
+ * 1.6.2's dynamic unwind info (_U_dyn_register) does not work for a remote
+ * x86-64 unwinder, whatever the accessors (checked against its source and by
+ * experiment; see codectl-run(1), SAMPLING):
+ *  - libunwind-ptrace cannot find the tracee's _U_dyn_info_list
+ *    (src/ptrace/_UPT_get_dyn_info_list_addr.c: get_list_addr() is "fix me"
+ *    outside ia64); our get_dyn_info_list_addr accessor could supply it, but
+ *  - UNW_INFO_FORMAT_DYNAMIC op lists are never interpreted on x86-64:
+ *    src/dwarf/Gparser.c parse_dynamic() is "Not yet implemented" and returns
+ *    -UNW_ENOINFO, so the step falls back to the frame chain (x86_64/Gstep.c);
+ *  - UNW_INFO_FORMAT_TABLE's table_data is taken for a local .debug_frame
+ *    index (src/dwarf/Gfind_proc_info-lsb.c dwarf_search_unwind_table());
+ *  - UNW_INFO_FORMAT_REMOTE_TABLE (DWARF CFI the JIT would have to write as
+ *    well) is read one word early: src/mi/Gdyn-remote.c intern_dyn_info()
+ *    does not skip unw_dyn_info_t's load_offset; and laid out to match, the
+ *    step frees the FDE's unwind info, allocated from libunwind's mempool
+ *    (src/dwarf/Gfde.c), through the put_unwind_info accessor
+ *    (src/mi/Gput_dynamic_unwind_info.c), which for libunwind-ptrace is
+ *    free(): the unwinding process aborts.
+ */
+
+/**
+ * struct ref_unwinder - one process's libunwind state
+ * @as: a remote address space with UNW_CACHE_GLOBAL (flushed when the
+ *	mappings change)
+ * @upt: _UPT_create(@pid): the argument every _UPT_* callback gets, and
+ *	the ELF image cache it keeps
+ */
+struct ref_unwinder {
+	void *as;
+	void *upt;
+	pid_t pid;
+};
+
+#define REF_CTX_MAGIC 0xffffffffc0dec7c7ull	/* its low half is no pid */
+
+struct ref_ctx {
+	uint64_t magic;
+	const struct oracle_input *in;
+	void *upt;
+};
+
+static int read_word(void *arg, unw_word_t addr, unw_word_t *val)
+{
+	struct ref_ctx *c = arg;
+	struct iovec local = { .iov_base = val, .iov_len = sizeof(*val) };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = sizeof(*val) };
+	pid_t pid;
+
+	if (c->magic == REF_CTX_MAGIC)
+		return emu_read(c->in->mem, addr, val, sizeof(*val)) ? -UNW_EINVAL : 0;
+	memcpy(&pid, arg, sizeof(pid));	/* a UPT_info: reads of unwind tables */
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != sizeof(*val))
+		return -UNW_EINVAL;
+	return 0;
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+		      void *arg)
+{
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;
+	return read_word(arg, addr, val);
+}
+
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+		      void *arg)
+{
+	struct ref_ctx *c = arg;
+
+	(void)as;
+	/* libunwind's x86-64 register numbers are DWARF's, RIP included */
+	if (write || c->magic != REF_CTX_MAGIC || reg < 0 || reg >= ORACLE_REGS)
+		return -UNW_EBADREG;
+	*val = c->in->regs[reg];
+	return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+			void *arg)
+{
+	(void)as, (void)reg, (void)val, (void)write, (void)arg;
+	return -UNW_EBADREG;
+}
+
+/* Is @ip in JIT code, where libunwind has no unwind info of its own? */
+static bool in_jit(const struct emu_registry *registry, uint64_t ip)
+{
+	return registry && emu_registry_find_jit(registry, ip);
+}
+
+/*
+ * JIT code has no file: _UPT_find_proc_info would look for one in
+ * /proc/PID/maps and, failing, drop the ELF image it keeps (the next lookup
+ * maps the file again). libunwind goes on with its frame-chain guess.
+ */
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need,
+			  void *arg)
+{
+	struct ref_ctx *c = arg;
+
+	if (in_jit(c->in->registry, ip))
+		return -UNW_ENOINFO;
+	return _UPT_find_proc_info(as, ip, pi, need, c->upt);
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	struct ref_ctx *c = arg;
+
+	_UPT_put_unwind_info(as, pi, c->upt);
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as, (void)addr, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	(void)as, (void)c, (void)arg;
+	return -UNW_EINVAL;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+			 unw_word_t *off, void *arg)
+{
+	(void)as, (void)addr, (void)buf, (void)len, (void)off, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = get_proc_name,
+};
+
+static void close_state(void *state)
+{
+	struct ref_unwinder *r = state;
+
+	if (!r)
+		return;
+	if (r->as)
+		unw_destroy_addr_space(r->as);
+	if (r->upt)
+		_UPT_destroy(r->upt);
+	free(r);
+}
+
+/*
+ * Return: 0, -ENOMEM, or -ENOTSUP when this libunwind's _UPT_create does not
+ * keep the pid where its callbacks expect it (see above).
+ */
+static int open_state(void **state, pid_t pid, struct modules *mods)
+{
+	struct ref_unwinder *r = calloc(1, sizeof(*r));
+	pid_t first;
+
+	(void)mods;
+	if (!r)
+		return -ENOMEM;
+	r->pid = pid;
+	r->upt = _UPT_create(pid);
+	if (!r->upt) {
+		close_state(r);
+		return -ENOMEM;
+	}
+	memcpy(&first, r->upt, sizeof(first));
+	if (first != pid) {
+		close_state(r);
+		return -ENOTSUP;
+	}
+	r->as = unw_create_addr_space(&accessors, 0);
+	if (!r->as) {
+		close_state(r);
+		return -ENOMEM;
+	}
+	unw_set_caching_policy(r->as, UNW_CACHE_GLOBAL);
+	*state = r;
+	return 0;
+}
+
+static void mappings_changed(void *state)
+{
+	struct ref_unwinder *r = state;
+
+	unw_flush_cache(r->as, 0, 0);
+}
+
+static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, struct oracle_walk *w)
+{
+	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .in = in, .upt = r->upt };
+	unw_cursor_t cur;
+	unw_word_t ip;
+	int ret;
+
+	w->n = 0;
+	ret = unw_init_remote(&cur, r->as, &c);
+	while (ret >= 0 && w->n < w->max) {
+		ret = unw_get_reg(&cur, UNW_REG_IP, &ip);
+		if (ret < 0)
+			break;
+		w->ips[w->n++] = ip;
+		ret = unw_step(&cur);
+		if (ret == 0)
+			break;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * libunwind-ptrace keeps the ELF image of the last object it looked up in
+ * the UPT_info; a walk that ends at frame 0 is tried once more with that
+ * state and the address space's cache dropped (not when frame 0 is in JIT
+ * code: there the end is expected). Return: 0 when libunwind reached the
+ * stack's end (or the limit), else the negative libunwind error (-UNW_*) of
+ * the init or step that failed.
+ */
+static int walk(void *state, const struct oracle_input *in, struct oracle_walk *w)
+{
+	struct ref_unwinder *r = state;
+	int ret = walk_once(r, in, w);
+	void *fresh;
+
+	w->retries = 0;
+	if (w->n > 1 || w->max < 2 || in_jit(in->registry, in->regs[ORACLE_REGS - 1]))
+		return ret;
+	fresh = _UPT_create(r->pid);
+	if (!fresh)
+		return ret;
+	_UPT_destroy(r->upt);
+	r->upt = fresh;
+	unw_flush_cache(r->as, 0, 0);
+	w->retries = 1;
+	return walk_once(r, in, w);
+}
+
+static const char *walk_strerror(int err)
+{
+	return unw_strerror(err);
+}
+
+const struct oracle_ops oracle_libunwind = {
+	.name = "libunwind",
+	.open = open_state,
+	.close = close_state,
+	.mappings_changed = mappings_changed,
+	.walk = walk,
+	.strerror = walk_strerror,
+};

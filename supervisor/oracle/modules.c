@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A traced process's modules, through libdwfl's /proc/PID/maps reader. */
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "modules.h"
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+void modules_init(struct modules *m, pid_t pid)
+{
+	*m = (struct modules){ .pid = pid };
+}
+
+void modules_free(struct modules *m)
+{
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	*m = (struct modules){ 0 };
+}
+
+void modules_invalidate(struct modules *m)
+{
+	m->reported = false;
+}
+
+void modules_new_sample(struct modules *m)
+{
+	m->fresh = false;
+}
+
+/*
+ * Can the process's mappings still be read? An exited process (or a zombie,
+ * whose maps file is empty) cannot: its last module list is kept then.
+ */
+static bool maps_readable(pid_t pid)
+{
+	char path[64], c;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, &c, 1);
+	close(fd);
+	return n == 1;
+}
+
+Dwfl *modules_dwfl(struct modules *m)
+{
+	if (!m->dwfl) {
+		m->dwfl = dwfl_begin(&proc_callbacks);
+		if (!m->dwfl)
+			return NULL;
+	}
+	if (!m->reported && m->ever_reported && !maps_readable(m->pid)) {
+		m->reported = true;	/* gone: what was known stays */
+		return m->dwfl;
+	}
+	if (!m->reported) {
+		m->ever_reported = true;
+		dwfl_report_begin(m->dwfl);
+		if (dwfl_linux_proc_report(m->dwfl, m->pid) || dwfl_report_end(m->dwfl, NULL, NULL))
+			return NULL;
+		m->reported = true;
+		m->fresh = true;	/* until the next sample */
+	}
+	return m->dwfl;
+}
+
+/* The module whose own range holds @ip. */
+static Dwfl_Module *module_at(Dwfl *dwfl, uint64_t ip)
+{
+	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, ip) : NULL;
+	Dwarf_Addr start = 0, end = 0;
+
+	if (mod && (!dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL) ||
+		    ip < start || ip >= end))
+		return NULL;
+	return mod;
+}
+
+Dwfl_Module *modules_at(struct modules *m, uint64_t ip)
+{
+	Dwfl *dwfl = modules_dwfl(m);
+	Dwfl_Module *mod = module_at(dwfl, ip);
+
+	if (mod || !dwfl || m->fresh)
+		return mod;
+	m->reported = false;
+	return module_at(modules_dwfl(m), ip);
+}
+
+/* "[vdso: 1234]" (as libdwfl names it) is "[vdso]" in reports. */
+const char *modules_name(Dwfl_Module *mod)
+{
+	const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	const char *slash;
+
+	if (!name)
+		return NULL;
+	if (!strncmp(name, "[vdso", 5))
+		return "[vdso]";
+	slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A traced process's modules as elfutils sees them (libdwfl, from
+ * /proc/PID/maps): what the symbols and elfutils' unwinder both read.
+ */
+#ifndef SUPERVISOR_ORACLE_MODULES_H
+#define SUPERVISOR_ORACLE_MODULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct Dwfl;
+struct Dwfl_Module;
+
+/**
+ * struct modules - a Dwfl of process @pid's modules, reported on first use
+ * @reported: the Dwfl holds the current modules (until modules_invalidate())
+ * @ever_reported: they were reported at least once (an exited process's
+ *	last list is then kept)
+ * @fresh: reported during this sample: an unknown address does not make
+ *	them be read again
+ */
+struct modules {
+	struct Dwfl *dwfl;
+	pid_t pid;
+	bool reported;
+	bool ever_reported;
+	bool fresh;
+};
+
+/** modules_init() - an empty view of process @pid (modules read on first use). */
+void modules_init(struct modules *m, pid_t pid);
+
+/** modules_free() - release the Dwfl (an all-zero @m is fine). */
+void modules_free(struct modules *m);
+
+/** modules_invalidate() - the mappings changed: report the modules again on next use. */
+void modules_invalidate(struct modules *m);
+
+/** modules_new_sample() - a new sample: an unknown address may read the modules again. */
+void modules_new_sample(struct modules *m);
+
+/** modules_dwfl() - the Dwfl with the process's current modules; NULL when unreadable. */
+struct Dwfl *modules_dwfl(struct modules *m);
+
+/**
+ * modules_at() - the module whose range holds @ip, or NULL; an address no
+ * module holds makes the modules be read again, once per sample (a library
+ * mapped since they were read)
+ */
+struct Dwfl_Module *modules_at(struct modules *m, uint64_t ip);
+
+/** modules_name() - the module's file name, no directory ("[vdso]" for the vDSO), or NULL. */
+const char *modules_name(struct Dwfl_Module *mod);
+
+#endif /* SUPERVISOR_ORACLE_MODULES_H */

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One process's oracles: every back-end's state, and its symbols. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "oracle.h"
+
+static const struct oracle_ops *const backends[ORACLE_COUNT] = {
+	[ORACLE_LIBUNWIND] = &oracle_libunwind,
+	[ORACLE_ELFUTILS] = &oracle_elfutils,
+};
+
+struct oracles *oracles_new(pid_t pid, bool crosscheck)
+{
+	struct oracles *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->pid = pid;
+	symbols_init(&o->sym, pid);
+	for (int id = 0; id < ORACLE_COUNT; id++)
+		o->err[id] = crosscheck ? backends[id]->open(&o->state[id], pid, &o->sym.mods) :
+				-EPERM;
+	return o;
+}
+
+void oracles_free(void *arg)
+{
+	struct oracles *o = arg;
+
+	if (!o)
+		return;
+	for (int id = 0; id < ORACLE_COUNT; id++)
+		if (o->state[id])
+			backends[id]->close(o->state[id]);
+	symbols_free(&o->sym);
+	free(o);
+}
+
+void oracles_mappings_changed(struct oracles *o)
+{
+	for (int id = 0; id < ORACLE_COUNT; id++)
+		if (o->state[id])
+			backends[id]->mappings_changed(o->state[id]);
+	symbols_invalidate(&o->sym);
+}
+
+void oracles_exited(struct oracles *o)
+{
+	perf_map_free(&o->sym.perf);	/* an empty map: lookups find nothing */
+}
+
+bool oracles_ready(const struct oracles *o, enum oracle_id id)
+{
+	return !o->err[id] && o->state[id];
+}
+
+int oracles_walk(struct oracles *o, enum oracle_id id, const struct oracle_input *in,
+		 struct oracle_walk *w)
+{
+	w->n = 0;
+	w->retries = 0;
+	if (!oracles_ready(o, id))
+		return o->err[id] ? o->err[id] : -EPERM;
+	return backends[id]->walk(o->state[id], in, w);
+}
+
+const char *oracles_strerror(enum oracle_id id, int err)
+{
+	return backends[id]->strerror(err);
+}

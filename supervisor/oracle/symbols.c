@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Names of a traced process's addresses: symbols, perf map, objects, source lines. */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols.h"
+
+struct sym_entry {
+	uint64_t key;	/* address << 1 | caller */
+	char *text;
+	bool provisional;	/* no function found: ask the perf map again */
+};
+
+static int cmp_sym(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sym_entry *)a)->key, y = ((const struct sym_entry *)b)->key;
+
+	return (x > y) - (x < y);
+}
+
+static void free_sym(void *node)
+{
+	struct sym_entry *e = node;
+
+	free(e->text);
+	free(e);
+}
+
+void symbols_init(struct symbols *s, pid_t pid)
+{
+	*s = (struct symbols){ 0 };
+	modules_init(&s->mods, pid);
+	perf_map_init(&s->perf, pid, NULL);
+}
+
+void symbols_free(struct symbols *s)
+{
+	modules_free(&s->mods);
+	tdestroy(s->cache, free_sym);
+	perf_map_free(&s->perf);
+	*s = (struct symbols){ 0 };
+}
+
+void symbols_new_sample(struct symbols *s)
+{
+	modules_new_sample(&s->mods);
+	perf_map_new_sample(&s->perf);
+}
+
+void symbols_invalidate(struct symbols *s)
+{
+	modules_invalidate(&s->mods);
+	tdestroy(s->cache, free_sym);
+	s->cache = NULL;
+}
+
+const char *symbols_object(struct symbols *s, uint64_t ip)
+{
+	Dwfl_Module *mod = modules_at(&s->mods, ip);
+
+	return mod ? modules_name(mod) : NULL;
+}
+
+/* "name+0xOFF" for @ip from the perf map (looked up at @at), or NULL. */
+static char *perf_symbol(struct symbols *d, uint64_t ip, uint64_t at)
+{
+	uint64_t start = 0;
+	const char *name = perf_map_lookup(&d->perf, at, &start);
+	char *out = NULL;
+
+	if (!name)
+		return NULL;
+	return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - start)) < 0 ? NULL : out;
+}
+
+/* Without a function for @ip: "[vdso]+0xOFF", "[object+0xOFF]" or "0xADDR". */
+static char *describe_place(Dwfl_Module *mod, uint64_t ip)
+{
+	const char *name;
+	Dwarf_Addr base = 0;
+	char *out = NULL;
+
+	if (!mod)
+		return asprintf(&out, "0x%llx", (unsigned long long)ip) < 0 ? NULL : out;
+	dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+	name = modules_name(mod);
+	if (name && name[0] == '[')	/* "[vdso]" */
+		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - base)) < 0 ?
+		       NULL : out;
+	if (asprintf(&out, "[%s+0x%llx]", name ? name : "?", (unsigned long long)(ip - base)) < 0)
+		return NULL;
+	return out;
+}
+
+/* The text for @ip; *@provisional when it names no function (yet). */
+static char *describe(struct symbols *d, uint64_t ip, bool caller, bool *provisional)
+{
+	uint64_t at = caller && ip ? ip - 1 : ip;
+	Dwfl_Module *mod = modules_at(&d->mods, at);
+	const char *name = NULL;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	char *out = NULL;
+
+	*provisional = false;
+	if (mod)
+		name = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);
+	if (name)
+		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(off + ip - at)) < 0 ?
+		       NULL : out;
+	out = perf_symbol(d, ip, at);
+	if (out)
+		return out;
+	*provisional = true;
+	return describe_place(mod, ip);
+}
+
+const char *symbols_name(struct symbols *d, uint64_t ip, bool caller)
+{
+	struct sym_entry key = { .key = ip << 1 | caller }, *e, **slot;
+	char *text;
+
+	slot = tfind(&key, &d->cache, cmp_sym);
+	if (slot && (*slot)->provisional) {
+		e = *slot;
+		text = perf_symbol(d, ip, caller && ip ? ip - 1 : ip);
+		if (text) {
+			free(e->text);
+			e->text = text;
+			e->provisional = false;
+		}
+	}
+	if (slot)
+		return (*slot)->text;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return "?";
+	e->key = key.key;
+	e->text = describe(d, ip, caller, &e->provisional);
+	if (!e->text || !tsearch(e, &d->cache, cmp_sym)) {
+		free_sym(e);
+		return "?";
+	}
+	return e->text;
+}
+
+/* The module's file (its path) and lowest address. */
+static const char *module_file(Dwfl_Module *mod, Dwarf_Addr *start)
+{
+	const char *name = dwfl_module_info(mod, NULL, start, NULL, NULL, NULL, NULL, NULL);
+
+	return name && name[0] == '/' ? name : NULL;
+}
+
+/*
+ * Line tables are read once per file, not once per process: the first
+ * process that asks about a file provides its lines to all the others, at
+ * the same offset from the module's start.
+ */
+static struct source_provider *provider_of(struct source_lines *c, struct symbols *d,
+					   const char *file, Dwarf_Addr start)
+{
+	struct source_provider *p;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].file, file))
+			return &c->v[i];
+	if (c->n == SOURCE_PROVIDERS)
+		return NULL;
+	p = &c->v[c->n];
+	p->file = strdup(file);
+	if (!p->file)
+		return NULL;
+	p->s = d;
+	p->start = start;
+	c->n++;
+	return p;
+}
+
+void source_lines_free(struct source_lines *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].file);
+	c->n = 0;
+}
+
+int symbols_source(struct source_lines *c, struct symbols *d, uint64_t ip, bool caller,
+		   char *buf, size_t size)
+{
+	uint64_t at = caller && ip ? ip - 1 : ip;
+	Dwfl_Module *mod = modules_at(&d->mods, at);
+	const char *file = NULL, *slash, *path;
+	struct source_provider *p;
+	Dwarf_Addr start = 0;
+	Dwfl_Line *line;
+	int lineno = 0;
+
+	path = mod ? module_file(mod, &start) : NULL;
+	p = path ? provider_of(c, d, path, start) : NULL;
+	if (p && p->s != d) {
+		at = p->start + (at - start);
+		mod = modules_at(&p->s->mods, at);
+	}
+	line = mod ? dwfl_module_getsrc(mod, at) : NULL;
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file)
+		return -ENOENT;
+	slash = strrchr(file, '/');
+	snprintf(buf, size, "%s:%d", slash ? slash + 1 : file, lineno);
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Names for a traced process's addresses, for reports: function+offset from
+ * the module's symbols (libdwfl), else from the process's perf map (JIT
+ * code); the file holding an address; and file:line from DWARF line tables.
+ */
+#ifndef SUPERVISOR_ORACLE_SYMBOLS_H
+#define SUPERVISOR_ORACLE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "modules.h"
+#include "perf_map.h"
+
+/**
+ * struct symbols - one process's names
+ * @mods: its modules (shared with elfutils' unwinder)
+ * @perf: its perf map, for addresses no module has a symbol for
+ * @cache: tsearch cache of the texts made (strings owned here)
+ */
+struct symbols {
+	struct modules mods;
+	struct perf_map perf;
+	void *cache;
+};
+
+/** symbols_init() - names for process @pid (nothing read yet). */
+void symbols_init(struct symbols *s, pid_t pid);
+
+/** symbols_free() - release everything (an all-zero @s is fine). */
+void symbols_free(struct symbols *s);
+
+/** symbols_invalidate() - the mappings changed: modules read again, texts made again. */
+void symbols_invalidate(struct symbols *s);
+
+/** symbols_new_sample() - a new sample: the modules and the perf map may be read again. */
+void symbols_new_sample(struct symbols *s);
+
+/**
+ * symbols_name() - "function+0xOFF", "[object+0xOFF]" or "0xADDR" for tracee
+ * address @ip; a caller's frame (@caller) is looked up at @ip - 1, the call
+ * instruction. The function comes from the module's symbols, else
+ * (anonymous memory, a module without a symbol there: JIT code) from the
+ * perf map, /tmp/perf-PID.map. An address without a function is looked up in
+ * the perf map again at later calls (it grows while the program runs; at
+ * most one look at the file per sample). The string is owned by @s, valid
+ * until the next invalidation.
+ */
+const char *symbols_name(struct symbols *s, uint64_t ip, bool caller);
+
+/**
+ * symbols_object() - the file name (no directory) of the module holding
+ * @ip, or NULL; owned by @s, valid until the next invalidation
+ */
+const char *symbols_object(struct symbols *s, uint64_t ip);
+
+#define SOURCE_PROVIDERS 256
+
+/**
+ * struct source_lines - which process's symbols read the line table of each
+ * file (a file's table is read once per run, not once per process)
+ */
+struct source_lines {
+	struct source_provider {
+		char *file;
+		struct symbols *s;
+		uint64_t start;
+	} v[SOURCE_PROVIDERS];
+	size_t n;
+};
+
+/** source_lines_free() - forget the providers (their symbols are not owned). */
+void source_lines_free(struct source_lines *c);
+
+/**
+ * symbols_source() - "file.c:LINE" of @ip of @s's process into @buf (@size
+ * bytes), from the module's DWARF line table (its separate debug file when
+ * installed), read through @c's provider for that file. The first lookup in
+ * a file reads its whole line table (libc: ~0.1 s), so this is for reports,
+ * not for every sample.
+ * Return: 0, or -ENOENT when there is no line information.
+ */
+int symbols_source(struct source_lines *c, struct symbols *s, uint64_t ip, bool caller,
+		   char *buf, size_t size);
+
+#endif /* SUPERVISOR_ORACLE_SYMBOLS_H */

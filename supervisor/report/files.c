@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --json and --folded. A regular file (or a new one) is written complete or
+ * not at all: to a temporary file beside it, then renamed, so an interrupted
+ * run never leaves half a report. Anything else (a symbolic link, a FIFO,
+ * /dev/stdout) is opened and written as it is, never replaced.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+
+typedef int (*write_fn)(const struct report *r, FILE *f);
+
+/* Write to @path itself (not a regular file: a link, a FIFO, a terminal). */
+static int write_in_place(const struct report *r, const char *path, write_fn fn)
+{
+	FILE *f = fopen(path, "we");
+	int err;
+
+	if (!f) {
+		log_line(r->log, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	err = fn(r, f);
+	if (fclose(f))
+		err = -1;
+	if (err)
+		log_line(r->log, "cannot write %s: %s", path, strerror(errno));
+	return err;
+}
+
+static int write_atomically(const struct report *r, const char *path, write_fn fn)
+{
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int fd, err = -1;
+	mode_t mask = umask(0);
+	struct stat st;
+
+	umask(mask);	/* a report gets the permissions any new file would */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
+		return write_in_place(r, path, fn);
+
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		goto out;
+	fd = mkstemp(tmp);
+	if (fd < 0 && errno == EACCES) {	/* a writable file in a directory we cannot write */
+		free(tmp);
+		return write_in_place(r, path, fn);
+	}
+	if (fd >= 0)
+		fchmod(fd, 0666 & ~mask);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	err = fn(r, f);
+	if (fflush(f) || fsync(fileno(f)))
+		err = -1;
+	if (fclose(f))
+		err = -1;
+	if (!err && rename(tmp, path))
+		err = -1;
+	if (err)
+		unlink(tmp);
+out:
+	if (err)
+		log_line(r->log, "cannot write %s: %s", path, strerror(errno));
+	free(tmp);
+	return err;
+}
+
+
+/* Walks stopped by a malformed JIT table, by what was wrong ("unsorted": N). */
+static json_t *jit_invalid_json(const struct sample_stats *st)
+{
+	const char *prefix = "jit-table-invalid: ";
+	json_t *o = json_object();
+
+	for (unsigned int f = 1; o && f < EMU_JIT_FAULT_COUNT; f++) {
+		const char *name = emu_jit_fault_reason(f);
+
+		if (!st->jit_invalid[f])
+			continue;
+		if (!strncmp(name, prefix, strlen(prefix)))
+			name += strlen(prefix);
+		json_object_set_new(o, name, json_integer((json_int_t)st->jit_invalid[f]));
+	}
+	return o;
+}
+static json_t *counts_json(const struct sample_stats *st)
+{
+	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+			 "total", (json_int_t)st->total,
+			 "match", (json_int_t)st->by_class[SC_MATCH],
+			 "sframe_shorter", (json_int_t)st->by_class[SC_SFRAME_SHORTER],
+			 "diverged", (json_int_t)st->by_class[SC_DIVERGED],
+			 "libunwind_failed", (json_int_t)st->by_class[SC_LIBUNWIND_FAILED],
+			 "unchecked", (json_int_t)st->by_class[SC_UNCHECKED],
+			 "dropped", (json_int_t)(st->dropped + st->dropped_busy),
+			 "programs_own", (json_int_t)st->programs_own,
+			 "waited", (json_int_t)st->waited,
+			 "with_sframe_step", (json_int_t)st->with_step,
+			 "agreeing", (json_int_t)st->agreeing,
+			 "strict_ra_changed", (json_int_t)st->strict_changed);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "waited_max_ms", json_real((double)st->waited_max_ns / 1e6));
+	json_object_set_new(o, "dropped_busy", json_integer((json_int_t)st->dropped_busy));
+	json_object_set_new(o, "missed_ticks", json_integer((json_int_t)st->missed_ticks));
+	json_object_set_new(o, "jit_unchecked",
+			    json_integer((json_int_t)st->by_class[SC_JIT_UNCHECKED]));
+	json_object_set_new(o, "through_jit", json_integer((json_int_t)st->jit_samples));
+	json_object_set_new(o, "jit_frames", json_integer((json_int_t)st->jit_frames));
+	json_object_set_new(o, "jit_table_invalid", jit_invalid_json(st));
+	json_object_set_new(o, "stack_past_copy", json_integer((json_int_t)st->stack_past_copy));
+	return o;
+}
+
+static json_t *coverage_json(const struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_object **v = stats_objects_sorted(st, &n);
+	json_t *o = json_object();
+
+	for (i = 0; o && i < n; i++)
+		json_object_set_new(o, v[i]->name, json_pack("{s:I,s:I,s:f}",
+			"samples", (json_int_t)v[i]->samples,
+			"with_sframe_step", (json_int_t)v[i]->with_step,
+			"coverage", (double)v[i]->with_step / (double)v[i]->samples));
+	free(v);
+	return o;
+}
+
+static json_t *places_json(const struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_place **v = stats_places_sorted(st, &n);
+	json_t *a = json_array();
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:{s:I,s:I,s:I},s:O}",
+			"class", classify_class_name(v[i]->cls), "function", v[i]->function,
+			"reason", v[i]->reason, "samples", (json_int_t)v[i]->count,
+			"elfutils", "with_us", (json_int_t)v[i]->side[SIDE_US],
+			"with_libunwind", (json_int_t)v[i]->side[SIDE_LIBUNWIND],
+			"neither", (json_int_t)v[i]->side[SIDE_NEITHER],
+			"example", v[i]->example));
+	free(v);
+	return a;
+}
+
+static json_t *registrations_json(const struct report_registrations *t)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I}", "accepted", (json_int_t)t->accepted,
+			 "rejected", (json_int_t)t->rejected, "unregistered",
+			 (json_int_t)t->unregistered, "at_exec", (json_int_t)t->at_exec,
+			 "stale", (json_int_t)t->stale);
+}
+
+static json_t *run_json(const struct report *r)
+{
+	const struct run_opts *o = r->opts;
+	json_t *argv = json_array();
+
+	for (char **a = o->argv; *a; a++)
+		json_array_append_new(argv, json_string(*a));
+	return json_pack("{s:o,s:i,s:i,s:s,s:s,s:b,s:b,s:I,s:i}", "program", argv,
+			 "exit_status", r->exit_status, "freq", (int)o->freq,
+			 "clock", o->wall_clock ? "wall" : "cpu",
+			 "trigger", r->perf_events ? "perf-event" : "timer",
+			 "strict", o->strict, "crosscheck", o->crosscheck,
+			 "stack_size", (json_int_t)o->stack_bytes,
+			 "max_frames", (int)o->max_frames);
+}
+
+static json_t *cost_json(struct sample_stats *st)
+{
+	json_t *o = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
+			 "freeze_median_us", (double)stats_freeze_percentile(st, 50) / 1e3,
+			 "freeze_p99_us", (double)stats_freeze_percentile(st, 99) / 1e3,
+			 "freeze_max_us", (double)stats_freeze_percentile(st, 100) / 1e3,
+			 "ours_per_sample_us", st->total ? (double)st->ours_ns / st->total / 1e3 : 0.0,
+			 "libunwind_per_sample_us", st->n_ref_walks ?
+				(double)st->ref_ns / st->n_ref_walks / 1e3 : 0.0,
+			 "elfutils_per_walk_us", st->n_elf_walks ?
+				(double)st->elf_ns / st->n_elf_walks / 1e3 : 0.0);
+
+	if (o)
+		json_object_set_new(o, "libunwind_retries", json_integer((json_int_t)st->ref_retries));
+	return o;
+}
+
+static int write_json(const struct report *r, FILE *f)
+{
+	struct sample_stats *st = r->stats;
+	double a = stats_agreement(st);
+	json_t *root = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:{s:I,s:I,s:I},s:O}",
+		"run", run_json(r), "samples", counts_json(st),
+		"agreement", a < 0 ? json_null() : json_real(a),
+		"coverage", coverage_json(st), "registrations", registrations_json(&r->registrations),
+		"cost", cost_json(st), "check_failures", (json_int_t)st->check_failures,
+		"disagreements_total", (json_int_t)st->disagreements_total,
+		"elfutils", "with_us", (json_int_t)st->side[SIDE_US],
+		"with_libunwind", (json_int_t)st->side[SIDE_LIBUNWIND],
+		"neither", (json_int_t)st->side[SIDE_NEITHER],
+		"disagreements", st->disagreements);
+	int err;
+
+	if (!root)
+		return -1;
+	json_object_set_new(root, "places", places_json(st));
+	if (st->stacks)
+		json_object_set(root, "stacks", st->stacks);
+	err = json_dumpf(root, f, JSON_INDENT(1)) ? -1 : 0;
+	fputc('\n', f);
+	json_decref(root);
+	return err;
+}
+
+static int write_folded(const struct report *r, FILE *f)
+{
+	size_t n, i;
+	struct stats_folded **v = stats_folded_sorted(r->stats, &n);
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %lu\n", v[i]->stack, v[i]->count);
+	free(v);
+	return ferror(f) ? -1 : 0;
+}
+
+/* Can @path be written (checked before the program runs, not after)? */
+static int check_path(struct log *log, const char *opt, const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct stat st;
+	int err = 0;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		err = -1;
+	} else if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		err = access(path, W_OK);	/* a FIFO, a terminal, /dev/stdout */
+	} else if (!stat(path, &st)) {
+		err = access(path, W_OK);
+	} else {	/* a new file, or a link to one: its directory */
+		if (slash)
+			slash[slash == dir ? 1 : 0] = '\0';
+		err = access(slash ? dir : ".", W_OK | X_OK);
+	}
+	if (err)
+		log_line(log, "%s %s: cannot write there: %s", opt, path, strerror(errno));
+	free(dir);
+	return err;
+}
+
+int report_check_files(struct log *log, const struct run_opts *o)
+{
+	if (o->json_path && check_path(log, o->json_all ? "--json-all" : "--json", o->json_path))
+		return -1;
+	if (o->folded_path && check_path(log, "--folded", o->folded_path))
+		return -1;
+	return 0;
+}
+
+int report_write_files(const struct report *r)
+{
+	int err = 0;
+
+	if (r->opts->json_path && write_atomically(r, r->opts->json_path, write_json))
+		err = -1;
+	if (r->opts->folded_path && write_atomically(r, r->opts->folded_path, write_folded))
+		err = -1;
+	return err;
+}

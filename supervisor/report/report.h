@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sampling report: text on the log, --json and --folded, from the
+ * statistics (stats.h) and what the run was (its options, how it sampled,
+ * what registrations it saw). It reads nothing else.
+ */
+#ifndef SUPERVISOR_REPORT_REPORT_H
+#define SUPERVISOR_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stats.h"
+#include "supervisor/core/log.h"
+#include "supervisor/core/options.h"
+
+/** struct report_registrations - what every process's codectl calls did, added up */
+struct report_registrations {
+	unsigned long accepted;
+	unsigned long rejected;
+	unsigned long unregistered;
+	unsigned long at_exec;
+	unsigned long stale;
+};
+
+/**
+ * struct report - one run's report
+ * @stats: what was counted (not owned)
+ * @opts: the run's options
+ * @perf_events: samples were triggered by CPU-clock perf events (else by
+ *	the supervisor's timer)
+ * @queue: samples that may wait to be unwound (the dropped-while-busy hint)
+ * @registrations: for --json
+ * @exit_status: the program's, for --json
+ */
+struct report {
+	struct sample_stats *stats;
+	const struct run_opts *opts;
+	bool perf_events;
+	unsigned int queue;
+	struct report_registrations registrations;
+	int exit_status;
+	struct log *log;
+};
+
+/**
+ * report_source_fn - "file.c:LINE" of @ip of process @pid into @buf (@size
+ * bytes); @caller: a return address. Return: 0, or a negative errno.
+ */
+typedef int (*report_source_fn)(void *ctx, pid_t pid, uint64_t ip, bool caller, char *buf,
+				size_t size);
+
+/**
+ * report_add_sources() - add "source_line" to the frames of the examples and
+ * disagreements @st keeps, through @fn (done once, at the end: reading a
+ * module's line table is slow)
+ */
+void report_add_sources(struct sample_stats *st, report_source_fn fn, void *ctx);
+
+/** report_print() - the report on the log (samples, agreement, coverage, places). */
+void report_print(const struct report *r);
+
+/**
+ * report_check_files() - can --json and --folded of @o be written? Checked
+ * before the program starts. Return: 0, or -1 after logging why not.
+ */
+int report_check_files(struct log *log, const struct run_opts *o);
+
+/**
+ * report_write_files() - --json and --folded, each written to a temporary
+ * file in the same directory and renamed over FILE
+ * Return: 0, or -1 after logging which file could not be written.
+ */
+int report_write_files(const struct report *r);
+
+#endif /* SUPERVISOR_REPORT_REPORT_H */

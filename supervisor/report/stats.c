@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Accumulating sample results for the report. */
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns)
+{
+	*st = (struct sample_stats){ .period_ns = period_ns };
+	st->disagreements = json_array();
+	if (keep_stacks)
+		st->stacks = json_array();
+	if (!st->disagreements || (keep_stacks && !st->stacks))
+		return -ENOMEM;
+	return 0;
+}
+
+static void free_object(void *node)
+{
+	struct stats_object *o = node;
+
+	free(o->name);
+	free(o);
+}
+
+static void free_place(void *node)
+{
+	struct stats_place *p = node;
+
+	free(p->key);
+	free(p->function);
+	json_decref(p->example);
+	free(p);
+}
+
+static void free_folded(void *node)
+{
+	struct stats_folded *f = node;
+
+	free(f->stack);
+	free(f);
+}
+
+void stats_free(struct sample_stats *st)
+{
+	tdestroy(st->objects, free_object);
+	tdestroy(st->places, free_place);
+	tdestroy(st->folded, free_folded);
+	json_decref(st->disagreements);
+	json_decref(st->stacks);
+	free(st->freeze_ns);
+	*st = (struct sample_stats){ 0 };
+}
+
+/* All three trees are keyed by the string their entries start with. */
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entry keyed @key in @root, created zeroed (@size bytes) when new; NULL on ENOMEM. */
+static void *entry(void **root, const char *key, size_t size)
+{
+	char **e, ***slot, *k = (char *)key;
+
+	slot = tfind(&k, root, cmp_key);
+	if (slot)
+		return *slot;
+	e = calloc(1, size);
+	if (!e)
+		return NULL;
+	*e = strdup(key);
+	if (!*e || !tsearch(e, root, cmp_key)) {
+		free(*e);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/*
+ * "function" from "function+0x1c (file.c:3)", "[object]" from "[object+0x10]",
+ * "[vdso]" from "[vdso]+0x10".
+ */
+static void function_of(const char *text, char *out, size_t size)
+{
+	size_t n = strcspn(text, "+ ");
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, text, n);
+	out[n] = '\0';
+	if (text[0] == '[' && n + 1 < size && text[n] == '+' && out[n - 1] != ']') {
+		out[n] = ']';
+		out[n + 1] = '\0';
+	}
+}
+
+static json_t *hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	return json_string(buf);
+}
+
+static json_t *frames_json(const struct sample_walks *w, stats_symbol_fn sym, void *ctx)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; a && i < w->n; i++) {
+		const char *s = sym(ctx, w->ours[i].ip, i > 0);
+
+		json_array_append_new(a, json_pack("{s:o,s:s,s:s}", "ip", hex(w->ours[i].ip),
+						   "source", emu_source_name(w->ours[i].source),
+						   "symbol", s ? s : "?"));
+	}
+	return a;
+}
+
+static json_t *ips_json(const uint64_t *ips, unsigned int n, stats_symbol_fn sym, void *ctx)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; a && i < n; i++) {
+		const char *s = sym(ctx, ips[i], i > 0);
+
+		json_array_append_new(a, json_pack("{s:o,s:s}", "ip", hex(ips[i]), "symbol",
+						   s ? s : "?"));
+	}
+	return a;
+}
+
+static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, void *ctx)
+{
+	json_t *o = json_pack("{s:i,s:i,s:s,s:o}", "pid", (int)w->tgid, "tid", (int)w->tid,
+			      "class", classify_class_name(w->v.cls),
+			      "frames", frames_json(w, sym, ctx));
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "stop", json_string(w->stop ? w->stop : ""));
+	json_object_set_new(o, "covered", json_integer(w->v.covered));
+	json_object_set_new(o, "agrees", json_boolean(w->v.agrees));
+	if (w->jit_frames) {
+		json_object_set_new(o, "jit_frames", json_integer(w->jit_frames));
+		json_object_set_new(o, "first_jit_frame", json_integer(w->jit_frame));
+	}
+	if (w->v.cls != SC_MATCH && w->v.cls != SC_UNCHECKED) {
+		json_object_set_new(o, "first_difference", json_integer(w->v.first_difference));
+		json_object_set_new(o, "reason", json_string(w->reason ? w->reason : ""));
+		json_object_set_new(o, "libunwind", ips_json(w->ref, w->n_ref, sym, ctx));
+	}
+	if (w->v.side != SIDE_NOT_ASKED) {
+		json_object_set_new(o, "elfutils", json_string(classify_side_name(w->v.side)));
+		json_object_set_new(o, "elfutils_frames", ips_json(w->elf, w->n_elf, sym, ctx));
+	}
+	if (w->strict_changed)
+		json_object_set_new(o, "strict_ra_changed", json_true());
+	if (w->programs_own)
+		json_object_set_new(o, "programs_own_sigprof", json_true());
+	return o;
+}
+
+/* The frame whose step went wrong: before the first difference, or where coverage ended. */
+static unsigned int blamed_frame(const struct sample_walks *w)
+{
+	unsigned int d = w->v.first_difference;
+
+	if (w->v.cls == SC_DIVERGED && d > 0)
+		return d - 1;
+	if (w->v.cls == SC_SFRAME_SHORTER)
+		return w->v.covered - 1;
+	return 0;
+}
+
+/* Count @w at its place; the place, with its example still to set when it is new. */
+static struct stats_place *add_place(struct sample_stats *st, const struct sample_walks *w,
+				     stats_symbol_fn sym, void *ctx)
+{
+	unsigned int b = blamed_frame(w);
+	const char *text = b < w->n ? sym(ctx, w->ours[b].ip, b > 0) : NULL;
+	char fn[256], key[512];
+	struct stats_place *p;
+
+	function_of(text ? text : "?", fn, sizeof(fn));
+	snprintf(key, sizeof(key), "%s\t%s\t%s", classify_class_name(w->v.cls), fn,
+		 w->reason ? w->reason : "");
+	p = entry(&st->places, key, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (!p->count++) {
+		p->cls = w->v.cls;
+		p->function = strdup(fn);
+		p->reason = strchr(strchr(p->key, '\t') + 1, '\t') + 1;
+	}
+	p->side[w->v.side]++;
+	return p;
+}
+
+static void add_folded(struct sample_stats *st, const struct sample_walks *w,
+		       stats_symbol_fn sym, void *ctx)
+{
+	char stack[16384], fn[256];
+	size_t len = 0;
+	struct stats_folded *f;
+
+	stack[0] = '\0';
+	for (unsigned int i = w->n; i-- > 0 && len < sizeof(stack) - 1;) {
+		const char *t = sym(ctx, w->ours[i].ip, i > 0);
+
+		function_of(t ? t : "?", fn, sizeof(fn));
+		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s",
+					len ? ";" : "", fn);
+	}
+	f = entry(&st->folded, stack, sizeof(*f));
+	if (f)
+		f->count++;
+}
+
+static void add_object(struct sample_stats *st, const struct sample_walks *w, const char *object)
+{
+	struct stats_object *o = entry(&st->objects, object ? object : "[unknown]", sizeof(*o));
+
+	if (!o)
+		return;
+	o->samples++;
+	o->with_step += w->v.has_step;
+}
+
+static void add_freeze(struct sample_stats *st, uint64_t ns)
+{
+	if (st->nfreeze == st->capfreeze) {
+		size_t cap = st->capfreeze ? st->capfreeze * 2 : 1024;
+		uint32_t *v = realloc(st->freeze_ns, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		st->freeze_ns = v;
+		st->capfreeze = cap;
+	}
+	st->freeze_ns[st->nfreeze++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
+static void add_counts(struct sample_stats *st, const struct sample_walks *w)
+{
+	st->total++;
+	st->by_class[w->v.cls]++;
+	st->programs_own += w->programs_own;
+	st->with_step += w->v.has_step;
+	st->checked_with_step += w->v.has_step && w->v.cls != SC_UNCHECKED;
+	st->agreeing += w->v.agrees;
+	st->side[w->v.side]++;
+	st->check_failures += classify_check_failed(&w->v);
+	st->strict_changed += w->strict_changed;
+	st->jit_samples += w->jit_frames > 0;
+	st->jit_frames += w->jit_frames;
+	if (w->jit_fault && w->jit_fault < EMU_JIT_FAULT_COUNT) {
+		st->jit_invalid[w->jit_fault]++;
+		st->jit_invalid_total++;
+	}
+	if (w->waited_ns > st->period_ns) {
+		st->waited++;
+		if (w->waited_ns > st->waited_max_ns)
+			st->waited_max_ns = w->waited_ns;
+	}
+	add_freeze(st, w->freeze_ns);
+}
+
+void stats_add(struct sample_stats *st, const struct sample_walks *w, const char *object,
+	       stats_symbol_fn sym, void *sym_ctx, bool folded)
+{
+	bool disagrees = classify_disagrees(&w->v);
+	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
+	struct stats_place *place = NULL;
+	json_t *j = NULL;
+
+	add_counts(st, w);
+	add_object(st, w, object);
+	if (folded)
+		add_folded(st, w, sym, sym_ctx);
+	if (disagrees) {
+		st->disagreements_total++;
+		place = add_place(st, w, sym, sym_ctx);
+	}
+	/* every frame symbolized: only for a sample that is kept */
+	if (keep || st->stacks || (place && !place->example))
+		j = sample_json(w, sym, sym_ctx);
+	if (!j)
+		return;
+	if (place && !place->example)
+		place->example = json_incref(j);
+	if (keep)
+		json_array_append(st->disagreements, j);
+	if (st->stacks)
+		json_array_append(st->stacks, j);
+	json_decref(j);
+}
+
+void stats_drop(struct sample_stats *st)
+{
+	st->dropped++;
+}
+
+double stats_agreement(const struct sample_stats *st)
+{
+	return st->checked_with_step ? (double)st->agreeing / (double)st->checked_with_step : -1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t stats_freeze_percentile(struct sample_stats *st, double pct)
+{
+	size_t i;
+
+	if (!st->nfreeze)
+		return 0;
+	qsort(st->freeze_ns, st->nfreeze, sizeof(*st->freeze_ns), cmp_u32);
+	i = (size_t)(pct / 100.0 * (double)(st->nfreeze - 1) + 0.5);
+	return st->freeze_ns[i < st->nfreeze ? i : st->nfreeze - 1];
+}
+
+/* Collecting a tree's entries into an array, with twalk_r(3). */
+struct collect {
+	void **v;
+	size_t n;
+	size_t cap;
+};
+
+static void collect_node(const void *node, VISIT which, void *arg)
+{
+	struct collect *c = arg;
+	void **grown;
+
+	if (which != postorder && which != leaf)
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		grown = realloc(c->v, c->cap * sizeof(*c->v));
+		if (!grown) {
+			c->cap = c->n;
+			return;
+		}
+		c->v = grown;
+	}
+	c->v[c->n++] = *(void *const *)node;
+}
+
+static void **collect(const void *root, size_t *n, int (*cmp)(const void *, const void *))
+{
+	struct collect c = { 0 };
+
+	twalk_r(root, collect_node, &c);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cmp);
+	*n = c.n;
+	return c.v;
+}
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct stats_place *x = *(void *const *)a, *y = *(void *const *)b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static int cmp_object(const void *a, const void *b)
+{
+	const struct stats_object *x = *(void *const *)a, *y = *(void *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	const struct stats_folded *x = *(void *const *)a, *y = *(void *const *)b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *n)
+{
+	return (struct stats_place **)collect(st->places, n, cmp_place);
+}
+
+struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n)
+{
+	return (struct stats_object **)collect(st->objects, n, cmp_object);
+}
+
+struct stats_folded **stats_folded_sorted(const struct sample_stats *st, size_t *n)
+{
+	return (struct stats_folded **)collect(st->folded, n, cmp_folded);
+}

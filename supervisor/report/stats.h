@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything the sampling report says, accumulated sample by sample:
+ * classification counts, agreement, per-object coverage, the places where
+ * walks disagree (with one example each), folded stacks, freeze times and
+ * the unwinders' costs. Owns every string and JSON value in it.
+ */
+#ifndef SUPERVISOR_REPORT_STATS_H
+#define SUPERVISOR_REPORT_STATS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "emu/unwind.h"
+#include "classify.h"
+
+/* Disagreements kept in full for --json; the rest are only counted. */
+#define STATS_MAX_DISAGREEMENTS 1000
+
+/**
+ * struct sample_walks - one sample's walks and what the comparison found
+ * @ours, @n: our frames; @stop: why our walk ended (emu_stop_reason(), static)
+ * @jit_fault: what was wrong with a JIT table when @stop says so, else 0
+ * @jit_frame: index of our first frame in JIT code (SAMPLE_NO_JIT_FRAME: none);
+ *	@jit_frames: our frames in JIT code
+ * @ref, @n_ref, @ref_err, @have_ref: libunwind's (see classify_sample())
+ * @elf, @n_elf: elfutils' when it was asked
+ * @reason: why the covered prefix ended or where the walks part (a short
+ *	phrase, owned by the caller)
+ * @strict_changed: the kernel's lookup of callers at RA (--strict) and the
+ *	lookup at RA - 1 give different stacks
+ */
+struct sample_walks {
+	pid_t tgid;
+	pid_t tid;
+	const struct emu_frame *ours;
+	unsigned int n;
+	const char *stop;
+	uint8_t jit_fault;
+	unsigned int jit_frame;
+	unsigned int jit_frames;
+	const uint64_t *ref;
+	unsigned int n_ref;
+	int ref_err;
+	bool have_ref;
+	const uint64_t *elf;
+	unsigned int n_elf;
+	struct sample_verdict v;
+	const char *reason;
+	bool strict_changed;
+	bool programs_own;
+	uint64_t waited_ns;
+	uint64_t freeze_ns;
+};
+
+/** symbolizer callback: text for @ip (@caller: a return address), or NULL */
+typedef const char *(*stats_symbol_fn)(void *ctx, uint64_t ip, bool caller);
+
+struct sample_stats {
+	unsigned long total;
+	unsigned long by_class[SC_COUNT];
+	unsigned long dropped;
+	unsigned long dropped_busy;
+	unsigned long missed_ticks;
+	unsigned long programs_own;
+	unsigned long waited;
+	uint64_t waited_max_ns;
+	unsigned long with_step;
+	unsigned long checked_with_step;	/* ... and cross-checked */
+	unsigned long agreeing;
+	unsigned long side[4];
+	unsigned long check_failures;
+	unsigned long strict_changed;
+	unsigned long jit_samples;	/* samples with a frame in JIT code */
+	unsigned long jit_frames;	/* frames in JIT code, in all samples */
+	unsigned long jit_invalid[EMU_JIT_FAULT_COUNT];	/* walks stopped by a bad table */
+	unsigned long jit_invalid_total;
+	unsigned long stack_past_copy;	/* our walks that read the stack above the copy */
+	uint32_t *freeze_ns;
+	size_t nfreeze;
+	size_t capfreeze;
+	uint64_t ours_ns, ref_ns, elf_ns;
+	unsigned long n_ref_walks, n_elf_walks;
+	unsigned long ref_retries;	/* libunwind walks tried again with fresh state */
+	void *objects;		/* tsearch: struct stats_object by name */
+	void *places;		/* tsearch: struct stats_place by key */
+	void *folded;		/* tsearch: struct stats_folded by stack */
+	json_t *disagreements;
+	unsigned long disagreements_total;
+	json_t *stacks;		/* --json-all, else NULL */
+	uint64_t period_ns;
+};
+
+struct stats_object {
+	char *name;
+	unsigned long samples;
+	unsigned long with_step;
+};
+
+/* A place where walks disagree: a class and the function it happens in. */
+struct stats_place {
+	char *key;
+	char *function;
+	enum sample_class cls;
+	const char *reason;
+	unsigned long count;
+	unsigned long side[4];
+	json_t *example;
+};
+
+struct stats_folded {
+	char *stack;
+	unsigned long count;
+};
+
+/** stats_init() - empty statistics; @keep_stacks for --json-all. Return: 0 or -ENOMEM. */
+int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns);
+
+/** stats_free() - release everything. */
+void stats_free(struct sample_stats *st);
+
+/**
+ * stats_add() - count one sample
+ * @object: the file holding frame 0's IP, or NULL
+ * @sym: symbolizer for the frames (with @sym_ctx)
+ * @folded: also count its stack for --folded
+ */
+void stats_add(struct sample_stats *st, const struct sample_walks *w, const char *object,
+	       stats_symbol_fn sym, void *sym_ctx, bool folded);
+
+/** stats_drop() - a sample lost (thread gone, registers unreadable). */
+void stats_drop(struct sample_stats *st);
+
+/**
+ * stats_agreement() - agreeing / cross-checked samples with an SFrame/JIT
+ * step, or -1 when there is none (no such step, or --no-crosscheck)
+ */
+double stats_agreement(const struct sample_stats *st);
+
+/** stats_freeze_percentile() - the @pct-th percentile of freeze times, ns (0 when none). */
+uint64_t stats_freeze_percentile(struct sample_stats *st, double pct);
+
+/** stats_places_sorted() - places by count, most first; malloc'd, *@n entries. */
+struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *n);
+
+/** stats_objects_sorted() - objects by samples, most first; malloc'd, *@n entries. */
+struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n);
+
+/** stats_folded_sorted() - folded stacks by count, most first; malloc'd, *@n entries. */
+struct stats_folded **stats_folded_sorted(const struct sample_stats *st, size_t *n);
+
+#endif /* SUPERVISOR_REPORT_STATS_H */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sampling report as text on the log. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "supervisor/oracle/oracle.h"
+
+#define REPORT_PLACES 8
+#define REPORT_OBJECTS 12
+#define EXAMPLE_HEAD 3		/* frames shown from the top of a long example */
+#define EXAMPLE_AROUND 3	/* ... and before the first difference */
+#define EXAMPLE_AFTER 6		/* ... and from it on */
+
+static void add_frame_sources(report_source_fn fn, void *ctx, pid_t pid, json_t *frames)
+{
+	char buf[256];
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(frames, i, f) {
+		const char *ip = json_string_value(json_object_get(f, "ip"));
+
+		if (!ip || json_object_get(f, "source_line"))
+			continue;
+		if (!fn(ctx, pid, strtoull(ip, NULL, 16), i > 0, buf, sizeof(buf)))
+			json_object_set_new(f, "source_line", json_string(buf));
+	}
+}
+
+static void add_sample_sources(report_source_fn fn, void *ctx, json_t *sample)
+{
+	pid_t pid = (pid_t)json_integer_value(json_object_get(sample, "pid"));
+
+	add_frame_sources(fn, ctx, pid, json_object_get(sample, "frames"));
+	add_frame_sources(fn, ctx, pid, json_object_get(sample, "libunwind"));
+}
+
+void report_add_sources(struct sample_stats *st, report_source_fn fn, void *ctx)
+{
+	struct stats_place **v;
+	json_t *sample;
+	size_t n, i;
+
+	v = stats_places_sorted(st, &n);
+	for (i = 0; i < n; i++)
+		add_sample_sources(fn, ctx, v[i]->example);
+	free(v);
+	json_array_foreach(st->disagreements, i, sample)
+		add_sample_sources(fn, ctx, sample);
+}
+
+static double per(uint64_t ns, unsigned long n)
+{
+	return n ? (double)ns / (double)n / 1000.0 : 0;
+}
+
+/* Samples through JIT code, and why libunwind checks them only up to the first JIT frame. */
+static void print_jit(const struct report *r, const struct sample_stats *st)
+{
+	if (!st->jit_samples)
+		return;
+	fprintf(r->log->f, "  JIT: %lu samples through JIT code (%lu frames)", st->jit_samples,
+		st->jit_frames);
+	if (r->opts->crosscheck)
+		fprintf(r->log->f, "; libunwind cannot read JIT unwind info remotely (%s): "
+				"frames past the first JIT frame are not cross-checked",
+			ORACLE_LIBUNWIND_NO_JIT);
+	fprintf(r->log->f, "\n");
+}
+
+/* Walks a JIT table broke off: the program's tables break codectl(2)'s rules. */
+static void print_jit_invalid(const struct report *r, const struct sample_stats *st)
+{
+	const char *sep = "";
+
+	if (!st->jit_invalid_total)
+		return;
+	fprintf(r->log->f, "  JIT tables: %lu walks stopped at a table breaking codectl(2)'s rules:",
+		st->jit_invalid_total);
+	for (unsigned int f = 1; f < EMU_JIT_FAULT_COUNT; f++) {
+		if (!st->jit_invalid[f])
+			continue;
+		fprintf(r->log->f, "%s %s %lu", sep, emu_jit_fault_reason(f), st->jit_invalid[f]);
+		sep = ",";
+	}
+	fprintf(r->log->f, "%s\n", r->opts->check ? " (--check fails)" : "");
+}
+
+static void print_counts(const struct report *r, struct sample_stats *st)
+{
+	double a = stats_agreement(st);
+
+	fprintf(r->log->f, "codectl-run: sampling: %lu samples (%u Hz, %s), %lu dropped", st->total,
+		r->opts->freq, r->perf_events ? "CPU clock, perf events" :
+		r->opts->wall_clock ? "wall clock" : "wall clock: perf events unavailable",
+		st->dropped + st->dropped_busy);
+	if (st->dropped_busy)
+		fprintf(r->log->f, " (%lu while %u samples waited to be unwound: lower --freq or use "
+				"--no-crosscheck)", st->dropped_busy, r->queue);
+	if (st->missed_ticks)
+		fprintf(r->log->f, ", %lu timer ticks missed while busy", st->missed_ticks);
+	if (st->programs_own)
+		fprintf(r->log->f, ", %lu at the program's own SIGPROF", st->programs_own);
+	fprintf(r->log->f, "\n");
+	if (st->waited)
+		fprintf(r->log->f, "  %lu samples came over a period late (SIGPROF blocked%s; longest "
+				"%.1f ms)\n", st->waited, r->perf_events ?
+				", or periods spent in the kernel skipped" : "",
+			(double)st->waited_max_ns / 1e6);
+	fprintf(r->log->f, "  freeze per sample: median %.1f us, max %.1f us\n",
+		(double)stats_freeze_percentile(st, 50) / 1e3,
+		(double)stats_freeze_percentile(st, 100) / 1e3);
+	fprintf(r->log->f, "  match %lu, sframe-shorter %lu, diverged %lu, libunwind-failed %lu",
+		st->by_class[SC_MATCH], st->by_class[SC_SFRAME_SHORTER], st->by_class[SC_DIVERGED],
+		st->by_class[SC_LIBUNWIND_FAILED]);
+	if (st->by_class[SC_JIT_UNCHECKED])
+		fprintf(r->log->f, ", jit-unchecked %lu", st->by_class[SC_JIT_UNCHECKED]);
+	if (st->by_class[SC_UNCHECKED])
+		fprintf(r->log->f, ", not cross-checked %lu", st->by_class[SC_UNCHECKED]);
+	fprintf(r->log->f, "\n");
+	print_jit(r, st);
+	print_jit_invalid(r, st);
+	if (st->stack_past_copy)
+		fprintf(r->log->f, "  %lu walks read the stack above its copy (--stack-size %zu), live "
+				"after the thread ran on: their outer frames may be of a later "
+				"moment\n", st->stack_past_copy, r->opts->stack_bytes);
+	if (a >= 0)
+		fprintf(r->log->f, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
+				"agree with libunwind over their SFrame-covered frames)\n",
+			a * 100, st->agreeing, st->checked_with_step);
+	else
+		fprintf(r->log->f, "  agreement: n/a (%s)\n", st->with_step ?
+			"not cross-checked" : "no sample took an SFrame/JIT step");
+	if (st->n_elf_walks)
+		fprintf(r->log->f, "  elfutils asked %lu times: sides with codectl-run %lu, with "
+				"libunwind %lu, neither %lu\n", st->n_elf_walks, st->side[SIDE_US],
+			st->side[SIDE_LIBUNWIND], st->side[SIDE_NEITHER]);
+	if (st->strict_changed)
+		fprintf(r->log->f, "  the kernel's lookup of callers at their return address (not at RA-1) "
+				"%s %lu stacks\n", r->opts->strict ? "changed" : "would change",
+			st->strict_changed);
+	fprintf(r->log->f, "  cost per sample: our unwind %.1f us, libunwind %.1f us", per(st->ours_ns,
+		st->total), per(st->ref_ns, st->n_ref_walks));
+	if (st->ref_retries)
+		fprintf(r->log->f, " (%lu walks ending at frame 0 retried with fresh libunwind-ptrace "
+				"state)", st->ref_retries);
+	if (!st->n_elf_walks)
+		fprintf(r->log->f, "\n");
+	if (st->n_elf_walks)
+		fprintf(r->log->f, ", elfutils %.1f us\n", per(st->elf_ns, st->n_elf_walks));
+}
+
+static void print_coverage(const struct report *r, struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_object **v = stats_objects_sorted(st, &n);
+
+	if (!n) {
+		free(v);
+		return;
+	}
+	fprintf(r->log->f, "  coverage (samples whose walk took an SFrame/JIT step), by object of "
+			"frame 0:\n");
+	for (i = 0; i < n && i < REPORT_OBJECTS; i++)
+		fprintf(r->log->f, "    %-32s %6.1f%%  (%lu of %lu)\n", v[i]->name,
+			100.0 * (double)v[i]->with_step / (double)v[i]->samples, v[i]->with_step,
+			v[i]->samples);
+	if (n > REPORT_OBJECTS)
+		fprintf(r->log->f, "    (%zu more objects)\n", n - REPORT_OBJECTS);
+	free(v);
+}
+
+static const char *str_at(json_t *a, size_t i, const char *key)
+{
+	const char *v = json_string_value(json_object_get(json_array_get(a, i), key));
+
+	return v ? v : "";
+}
+
+/* "symbol (file.c:12)" of frame @i, when the line is known. */
+static const char *frame_text(json_t *a, size_t i, char *buf, size_t size)
+{
+	const char *line = str_at(a, i, "source_line");
+
+	snprintf(buf, size, "%s%s%s%s", str_at(a, i, "symbol"), line[0] ? " (" : "", line,
+		 line[0] ? ")" : "");
+	return buf;
+}
+
+static void print_example_row(const struct report *r, json_t *ours, json_t *ref, size_t i,
+			      bool marked)
+{
+	char lt[160], rt[160], left[200];
+	size_t n = json_array_size(ours);
+
+	snprintf(left, sizeof(left), "%-46.46s %s", frame_text(ours, i, lt, sizeof(lt)),
+		 i < n ? str_at(ours, i, "source") : "");
+	fprintf(r->log->f, "     %s %3zu %-53s | %.56s\n", marked ? "->" : "  ", i,
+		i < n ? left : "", frame_text(ref, i, rt, sizeof(rt)));
+}
+
+/*
+ * One example: our frames beside libunwind's, the first difference marked.
+ * A long stack shows its first frames and the frames around the difference.
+ */
+static void print_example(const struct report *r, json_t *ex)
+{
+	json_t *ours = json_object_get(ex, "frames"), *ref = json_object_get(ex, "libunwind");
+	size_t n = json_array_size(ours), m = json_array_size(ref), rows = n > m ? n : m, i;
+	json_int_t d = json_integer_value(json_object_get(ex, "first_difference"));
+	size_t from = (size_t)d > EXAMPLE_AROUND ? (size_t)d - EXAMPLE_AROUND : 0;
+
+	fprintf(r->log->f, "       example (pid %lld, tid %lld; %zu | %zu frames):\n",
+		json_integer_value(json_object_get(ex, "pid")),
+		json_integer_value(json_object_get(ex, "tid")), n, m);
+	fprintf(r->log->f, "       %3s %-53s | %s\n", "#", "ours, and how the frame was reached",
+		"libunwind");
+	if (from <= EXAMPLE_HEAD)
+		from = 0;
+	for (i = 0; i < rows && i < EXAMPLE_HEAD && from; i++)
+		print_example_row(r, ours, ref, i, false);
+	if (from)
+		fprintf(r->log->f, "           ...\n");
+	for (i = from; i < rows && i < (size_t)d + EXAMPLE_AFTER; i++)
+		print_example_row(r, ours, ref, i, (json_int_t)i == d);
+	if (i < rows)
+		fprintf(r->log->f, "           ...\n");
+}
+
+static void print_places(const struct report *r, struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_place **v = stats_places_sorted(st, &n);
+
+	if (n)
+		fprintf(r->log->f, "  where SFrame coverage ends or walks disagree (top %d of %zu):\n",
+			n < REPORT_PLACES ? (int)n : REPORT_PLACES, n);
+	for (i = 0; i < n && i < REPORT_PLACES; i++) {
+		struct stats_place *p = v[i];
+
+		fprintf(r->log->f, "  %2zu. %s in %s: %lu samples (%s)", i + 1,
+			classify_class_name(p->cls), p->function, p->count, p->reason);
+		if (p->side[SIDE_US] + p->side[SIDE_LIBUNWIND] + p->side[SIDE_NEITHER])
+			fprintf(r->log->f, "; elfutils: with us %lu, with libunwind %lu, neither %lu",
+				p->side[SIDE_US], p->side[SIDE_LIBUNWIND], p->side[SIDE_NEITHER]);
+		fprintf(r->log->f, "\n");
+		print_example(r, p->example);
+	}
+	free(v);
+}
+
+void report_print(const struct report *r)
+{
+	struct sample_stats *st = r->stats;
+
+	if (r->opts->quiet)
+		return;
+	print_counts(r, st);
+	print_coverage(r, st);
+	print_places(r, st);
+	if (st->check_failures)
+		fprintf(r->log->f, "  %lu samples disagree with libunwind over SFrame-covered frames "
+				"and elfutils does not side with codectl-run%s\n", st->check_failures,
+			r->opts->check ? ": --check fails" : "");
+}

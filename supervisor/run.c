@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the process tree's events mean to the other parts: the one place
+ * that knows them all. A thread's first stop starts its sampling clock; an
+ * exec walks the samples still taken with the old registry, starts the
+ * clock over and registers the new program's .sframe; a process's end walks
+ * its samples while its registry is there, and dumps its registry.
+ */
+#include "run.h"
+#include "supervisor/calls/exec_sframe.h"
+#include "supervisor/calls/registry_dump.h"
+
+static void thread_started(void *ctx, struct thread *th)
+{
+	struct run *r = ctx;
+
+	if (r->sampler)
+		sampler_thread_started(r->sampler, th);
+}
+
+static bool signal_stop(void *ctx, struct thread *th, int sig)
+{
+	struct run *r = ctx;
+
+	if (sig != SIGPROF || !r->sampler)
+		return false;
+	sampler_on_sigprof(r->sampler, th);
+	return true;
+}
+
+/* Samples taken before the exec need the old registry. */
+static void before_exec(void *ctx, struct proc *p)
+{
+	struct run *r = ctx;
+
+	sampler_flush_proc(r->sampler, p->tgid);
+}
+
+static void on_exec(void *ctx, struct proc *p, struct thread *th)
+{
+	struct run *r = ctx;
+
+	if (r->sampler)
+		sampler_thread_exec(r->sampler, th);
+	if (r->opts.exec_registration)
+		exec_sframe_register(&r->calls, p, th->tid);
+}
+
+/* The leader exits: its samples are walked while its memory is readable. */
+static void exit_event(void *ctx, struct proc *p)
+{
+	struct run *r = ctx;
+
+	sampler_flush_proc(r->sampler, p->tgid);
+}
+
+static void exited(void *ctx, struct proc *p)
+{
+	struct run *r = ctx;
+
+	sampler_flush_proc(r->sampler, p->tgid);
+	sampler_proc_exited(r->sampler, p);
+	if (r->opts.registry_dump && p->as && p->as->refs == 1)
+		registry_dump(r->log.f, p);
+}
+
+static void mappings_changed(void *ctx, struct proc *p)
+{
+	struct run *r = ctx;
+
+	sampler_mappings_changed(r->sampler, p);
+}
+
+struct trace_hooks run_hooks(struct run *r)
+{
+	return (struct trace_hooks){
+		.ctx = r,
+		.thread_started = thread_started,
+		.signal_stop = signal_stop,
+		.before_exec = before_exec,
+		.exec = on_exec,
+		.exit_event = exit_event,
+		.exited = exited,
+		.mappings_changed = mappings_changed,
+	};
+}

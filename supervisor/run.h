@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One run of codectl-run: its parts put together. Only the top (main.c,
+ * run.c) sees this; each part gets what it needs of it (see docs/HACKING.md).
+ */
+#ifndef SUPERVISOR_RUN_H
+#define SUPERVISOR_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "supervisor/calls/calls.h"
+#include "supervisor/core/log.h"
+#include "supervisor/core/options.h"
+#include "supervisor/sample/sampler.h"
+#include "supervisor/trace/trace.h"
+
+/**
+ * struct run - everything one run owns (made in main, no globals)
+ * @trace: the process tree and its lifecycle
+ * @calls: the codectl calls' answers
+ * @sampler: sampling, or NULL (--freq 0, or no ptrace)
+ * @exec_err_fd: see struct launch; -1 once closed
+ * @loader_module: path of libcodectl-audit.so given to the program, or ""
+ * @listener_hup: the seccomp listener hung up (every filtered task is gone)
+ */
+struct run {
+	struct run_opts opts;
+	struct log log;
+	struct trace trace;
+	struct calls calls;
+	struct sampler *sampler;
+	int epoll_fd;
+	int signal_fd;
+	int exec_err_fd;
+	struct sigaction orig_sigpipe;
+	char loader_module[4096];
+	bool start_failed;
+	bool listener_hup;
+	bool check_failed;
+};
+
+/** run_hooks() - what the process tree's events mean to the other parts. */
+struct trace_hooks run_hooks(struct run *r);
+
+#endif /* SUPERVISOR_RUN_H */

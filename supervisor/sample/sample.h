@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One sample: a thread's registers and a copy of its stack, taken at its
+ * SIGPROF signal-delivery-stop while it is frozen, unwound after it runs on.
+ */
+#ifndef SUPERVISOR_SAMPLE_SAMPLE_H
+#define SUPERVISOR_SAMPLE_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/* Bytes below SP copied too: the x86-64 red zone. */
+#define SAMPLE_RED_ZONE 128
+
+/* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, RA (rip). */
+#define SAMPLE_DWARF_REGS 17
+
+/**
+ * struct sample - what the stop captured
+ * @tid, @tgid: the thread and its process
+ * @regs: its general registers (PTRACE_GETREGS)
+ * @dwarf: the same by DWARF number, as every unwinder wants them
+ *	(sample_set_dwarf_regs())
+ * @stack_start: tracee address of @stack[0] (SP - SAMPLE_RED_ZONE)
+ * @stack, @stack_len: the copy, @stack_len bytes (owned by the sample queue)
+ * @stack_map_end: end of the mapping holding SP (0: unknown); the stack
+ *	between the copy and it is read live, after the thread ran on
+ * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
+ * @waited_ns: how long the signal waited to be taken (see trigger_waited_ns())
+ * @programs_own: the program's own SIGPROF (delivered to it unchanged)
+ */
+struct sample {
+	pid_t tid;
+	pid_t tgid;
+	struct user_regs_struct regs;
+	uint64_t dwarf[SAMPLE_DWARF_REGS];
+	uint64_t stack_start;
+	uint8_t *stack;
+	size_t stack_len;
+	uint64_t stack_map_end;
+	uint64_t freeze_ns;
+	uint64_t waited_ns;
+	bool programs_own;
+};
+
+/** sample_set_dwarf_regs() - fill @s->dwarf from @s->regs. */
+static inline void sample_set_dwarf_regs(struct sample *s)
+{
+	const struct user_regs_struct *r = &s->regs;
+	const uint64_t v[SAMPLE_DWARF_REGS] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
+	};
+
+	for (unsigned int i = 0; i < SAMPLE_DWARF_REGS; i++)
+		s->dwarf[i] = v[i];
+}
+
+#endif /* SUPERVISOR_SAMPLE_SAMPLE_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory of a sampled process as the unwinders see it: the stack copy taken
+ * at the stop first, then the live process through process_vm_readv(2),
+ * cached by page so a walk costs one system call per page it touches.
+ */
+#ifndef SUPERVISOR_SAMPLE_SAMPLE_MEM_H
+#define SUPERVISOR_SAMPLE_SAMPLE_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu/accessor.h"
+#include "sample.h"
+
+#define SAMPLE_MEM_PAGE		4096u
+#define SAMPLE_MEM_PAGES	64u
+
+/**
+ * struct sample_mem - reader over one sample
+ * @smp: the sample (not owned)
+ * @remote_reads: process_vm_readv calls made; @remote_faults: pages unreadable
+ * @past_copy: a read fell on the stack above the copy (read live, later)
+ * The page cache lives as long as the reader: one sample's walks.
+ */
+struct sample_mem {
+	const struct sample *smp;
+	uint64_t page_addr[SAMPLE_MEM_PAGES];
+	bool page_ok[SAMPLE_MEM_PAGES];
+	unsigned int npages;
+	uint64_t remote_reads;
+	uint64_t remote_faults;
+	bool past_copy;
+	uint8_t page[SAMPLE_MEM_PAGES][SAMPLE_MEM_PAGE];
+};
+
+/** sample_mem_init() - a reader for @smp with an empty page cache. */
+void sample_mem_init(struct sample_mem *m, const struct sample *smp);
+
+/**
+ * sample_mem_read() - copy @len bytes at tracee address @addr to @buf
+ * Return: 0, or -EFAULT when any byte is neither in the copy nor readable.
+ */
+int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len);
+
+/** sample_mem_accessor() - @m as an emu accessor. */
+struct emu_accessor sample_mem_accessor(struct sample_mem *m);
+
+#endif /* SUPERVISOR_SAMPLE_SAMPLE_MEM_H */

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampling lifecycle and the stop itself. The freeze is kept short: at the
+ * stop only PTRACE_GETSIGINFO, PTRACE_GETREGS and one process_vm_readv of the
+ * stack; the walks run after the thread was resumed (walk.c).
+ */
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sampler.h"
+#include "supervisor/core/clock.h"
+#include "supervisor/trace/maps.h"
+
+static int alloc_queue(struct sampler *sm)
+{
+	size_t bytes = sm->opts->stack_bytes + SAMPLE_RED_ZONE;
+
+	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++) {
+		sm->queue[i].stack = malloc(bytes);
+		if (!sm->queue[i].stack)
+			return -ENOMEM;
+		/* fault the pages in now, not during a thread's freeze */
+		memset(sm->queue[i].stack, 0, bytes);
+	}
+	return 0;
+}
+
+/* The tree's slots for what sampling keeps per process and per thread. */
+static int take_keys(struct sampler *sm)
+{
+	sm->proc_key = tracees_proc_key(&sm->trace->tree, oracles_free);
+	sm->thread_key = tracees_thread_key(&sm->trace->tree, thread_sampling_free);
+	return sm->proc_key < 0 || sm->thread_key < 0 ? -ENOSPC : 0;
+}
+
+int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *log,
+		struct trace *trace)
+{
+	struct sampler *sm;
+	int err;
+
+	*out = NULL;
+	if (!opts->freq)
+		return 0;
+	sm = calloc(1, sizeof(*sm));
+	if (!sm)
+		return -ENOMEM;
+	*sm = (struct sampler){ .opts = opts, .log = log, .trace = trace };
+	sm->trig.timer_fd = -1;
+	err = walk_buffers_init(&sm->buf, opts->max_frames);
+	if (!err)
+		err = alloc_queue(sm);
+	if (!err)
+		err = take_keys(sm);
+	if (!err)
+		err = trigger_init(&sm->trig, opts->freq, opts->wall_clock);
+	if (!err)
+		err = stats_init(&sm->stats, opts->json_all, sm->trig.period_ns);
+	if (err) {
+		sampler_free(sm);
+		return err;
+	}
+	*out = sm;
+	return 0;
+}
+
+void sampler_free(struct sampler *sm)
+{
+	if (!sm)
+		return;
+	trigger_free(&sm->trig);
+	stats_free(&sm->stats);
+	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++)
+		free(sm->queue[i].stack);
+	walk_buffers_free(&sm->buf);
+	free(sm);
+}
+
+/* @th's sampling state, made on first use; NULL on ENOMEM. */
+static struct thread_sampling *sampling_of(struct sampler *sm, struct thread *th)
+{
+	if (!th->slot[sm->thread_key])
+		th->slot[sm->thread_key] = thread_sampling_new();
+	return th->slot[sm->thread_key];
+}
+
+void sampler_thread_started(struct sampler *sm, struct thread *th)
+{
+	struct thread_sampling *ts = sampling_of(sm, th);
+	int err = ts ? trigger_thread_start(&sm->trig, ts, th->tid) : -ENOMEM;
+
+	if (err)
+		log_line(sm->log, "tid %d: cannot start its CPU-clock perf event: %s (not sampled)",
+			 (int)th->tid, strerror(-err));
+}
+
+void sampler_thread_exec(struct sampler *sm, struct thread *th)
+{
+	struct thread_sampling *ts = sampling_of(sm, th);
+
+	if (ts)
+		trigger_thread_exec(&sm->trig, ts, th->tid);
+	if (th->proc)
+		tracees_proc_clear(&sm->trace->tree, th->proc, sm->proc_key);
+}
+
+/*
+ * Copy the stack from the red zone below SP up: @bytes at most, never past
+ * the end of the mapping holding SP when the cached maps know it. A read that
+ * runs into unmapped memory returns what it got.
+ */
+static void copy_stack(struct sampler *sm, struct proc *p, struct sample *smp)
+{
+	uint64_t sp = smp->regs.rsp, start = sp - SAMPLE_RED_ZONE;
+	uint64_t end = sp + sm->opts->stack_bytes;
+	const struct emu_vma *vma = p->as->maps_valid ? emu_mappings_find(&p->as->maps, sp) : NULL;
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (vma && end > vma->end)
+		end = vma->end;
+	if (vma && start < vma->start)
+		start = vma->start;
+	smp->stack_start = start;
+	smp->stack_len = 0;
+	smp->stack_map_end = vma ? vma->end : 0;
+	if (start > sp || end <= start)
+		return;
+	local = (struct iovec){ .iov_base = smp->stack, .iov_len = (size_t)(end - start) };
+	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)start, .iov_len = local.iov_len };
+	n = process_vm_readv(smp->tid, &local, 1, &remote, 1, 0);
+	smp->stack_len = n > 0 ? (size_t)n : 0;
+}
+
+/* Registers and stack of stopped @th; false when it is gone. */
+static bool capture(struct sampler *sm, struct thread *th, struct sample *smp)
+{
+	smp->tid = th->tid;
+	smp->tgid = th->proc->tgid;
+	if (ptrace(PTRACE_GETREGS, th->tid, 0, &smp->regs))
+		return false;
+	copy_stack(sm, th->proc, smp);
+	return true;
+}
+
+void sampler_on_sigprof(struct sampler *sm, struct thread *th)
+{
+	struct thread_sampling *ts = th->slot[sm->thread_key];
+	uint64_t t0 = clock_now_ns();
+	struct sample *smp;
+	siginfo_t si;
+	bool ours, ok = false;
+
+	if (ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si)) {
+		stats_drop(&sm->stats);	/* gone between the signal and the stop */
+		return;
+	}
+	ours = ts && trigger_is_ours(&sm->trig, ts, &si);
+	if (sm->nqueued == SAMPLER_QUEUE) {
+		/* never make the thread wait for us */
+		ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
+		sm->stats.dropped_busy++;
+		if (ours)
+			trigger_waited_ns(&sm->trig, ts, t0);	/* keep its bookkeeping */
+		return;
+	}
+	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
+	smp->tgid = 0;
+	if (th->proc && th->proc->as)
+		ok = capture(sm, th, smp);
+	smp->programs_own = !ours;
+	ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
+	smp->freeze_ns = clock_now_ns() - t0;
+	sample_set_dwarf_regs(smp);
+	/* after resuming: the count moved by at most the freeze */
+	smp->waited_ns = ours ? trigger_waited_ns(&sm->trig, ts, t0) : 0;
+	if (ok)
+		sm->nqueued++;
+	else if (ours)
+		stats_drop(&sm->stats);
+}
+
+/* Say once per process why its perf map was refused or read in part. */
+static void note_perf_map(struct sampler *sm, struct oracles *o)
+{
+	struct perf_map *m = &o->sym.perf;
+
+	if (!m->problem || m->problem_noted)
+		return;
+	m->problem_noted = true;
+	log_note(sm->log, "pid %d: perf map %s: %s (JIT symbols from it may be missing)", o->pid,
+		 m->path, m->problem);
+}
+
+/*
+ * Walk @smp, of a process that may have gone since: dropped then. Mappings
+ * change without a codectl call (mmap, munmap): old ones are re-read first,
+ * which may drop stale registrations.
+ */
+static void walk(struct sampler *sm, const struct sample *smp)
+{
+	struct proc *p = tracees_proc(&sm->trace->tree, smp->tgid);
+	struct oracles *o = p && p->as ? p->slot[sm->proc_key] : NULL;
+	struct walk_env env;
+
+	if (p && p->as && !o)
+		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
+	if (!o) {
+		stats_drop(&sm->stats);
+		return;
+	}
+	if (maps_old(p))
+		maps_refresh(sm->trace, p, p->tgid);
+	env = (struct walk_env){
+		.registry = p->as->registry,
+		.oracles = o,
+		.uopts = { .arch = EMU_ARCH_X86_64, .max_frames = sm->opts->max_frames,
+			   .lookup_ra = sm->opts->strict },
+		.crosscheck = sm->opts->crosscheck,
+		.folded = sm->opts->folded_path != NULL,
+		.buf = &sm->buf,
+		.stats = &sm->stats,
+	};
+	walk_sample(smp, &env);
+	note_perf_map(sm, o);
+}
+
+void sampler_walk_one(struct sampler *sm)
+{
+	struct sample *smp;
+
+	if (!sm || !sm->nqueued)
+		return;
+	smp = &sm->queue[sm->qhead];
+	if (smp->tgid)	/* 0: already walked by sampler_flush_proc() */
+		walk(sm, smp);
+	sm->qhead = (sm->qhead + 1) % SAMPLER_QUEUE;
+	sm->nqueued--;
+}
+
+void sampler_flush_proc(struct sampler *sm, pid_t tgid)
+{
+	struct sample *smp;
+
+	for (unsigned int i = 0; sm && i < sm->nqueued; i++) {
+		smp = &sm->queue[(sm->qhead + i) % SAMPLER_QUEUE];
+		if (smp->tgid != tgid)
+			continue;
+		walk(sm, smp);
+		smp->tgid = 0;
+	}
+}
+
+unsigned int sampler_pending(const struct sampler *sm)
+{
+	return sm ? sm->nqueued : 0;
+}
+
+void sampler_flush(struct sampler *sm)
+{
+	while (sampler_pending(sm))
+		sampler_walk_one(sm);
+}
+
+struct tick_ctx {
+	struct sampler *sm;
+	uint64_t now;
+};
+
+static void tick_thread(const void *node, VISIT which, void *arg)
+{
+	struct thread *th = *(struct thread *const *)node;
+	struct tick_ctx *c = arg;
+	struct thread_sampling *ts = th->slot[c->sm->thread_key];
+
+	if ((which == postorder || which == leaf) && th->proc && ts && th->attached &&
+	    !th->group_stopped)
+		trigger_tick_one(&c->sm->trig, ts, th->proc->tgid, th->tid, c->now);
+}
+
+void sampler_on_timer(struct sampler *sm)
+{
+	struct tick_ctx c = { .sm = sm, .now = clock_now_ns() };
+	uint64_t expirations;
+
+	if (!sm || read(sm->trig.timer_fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	sm->stats.missed_ticks += expirations - 1;
+	twalk_r(sm->trace->tree.threads, tick_thread, &c);
+}
+
+void sampler_progress(struct sampler *sm)
+{
+	uint64_t now = clock_now_ns();
+	double a;
+
+	if (!sm || now - sm->status_ns < 2000000000ull || sm->opts->quiet ||
+	    !isatty(STDERR_FILENO))
+		return;
+	if (!sm->status_ns) {	/* not in the first 2 s */
+		sm->status_ns = now;
+		return;
+	}
+	sm->status_ns = now;
+	sm->status_shown = true;
+	a = stats_agreement(&sm->stats);
+	fprintf(stderr, "\rcodectl-run: %lu samples, %lu dropped, agreement ", sm->stats.total,
+		sm->stats.dropped + sm->stats.dropped_busy);
+	if (a < 0)
+		fprintf(stderr, "n/a   ");
+	else
+		fprintf(stderr, "%.1f%%   ", a * 100);
+	fflush(stderr);
+}
+
+void sampler_progress_end(struct sampler *sm)
+{
+	if (!sm || !sm->status_shown)
+		return;
+	fprintf(stderr, "\n");
+	fflush(stderr);
+	sm->status_shown = false;
+}
+
+void sampler_mappings_changed(struct sampler *sm, struct proc *p)
+{
+	if (sm && p->slot[sm->proc_key])
+		oracles_mappings_changed(p->slot[sm->proc_key]);
+}
+
+void sampler_proc_exited(struct sampler *sm, struct proc *p)
+{
+	if (sm && p->slot[sm->proc_key])
+		oracles_exited(p->slot[sm->proc_key]);
+}
+
+/* The newest process with TGID @pid, exited or not (its oracles outlive it). */
+static struct proc *proc_by_pid(const struct tracees *t, pid_t pid)
+{
+	for (struct proc *p = t->procs; p; p = p->next)
+		if (p->tgid == pid)
+			return p;
+	return NULL;
+}
+
+int sampler_source_line(void *ctx, pid_t pid, uint64_t ip, bool caller, char *buf, size_t size)
+{
+	struct sampler_sources *c = ctx;
+	struct proc *p = proc_by_pid(&c->sm->trace->tree, pid);
+	struct oracles *o = p ? p->slot[c->sm->proc_key] : NULL;
+
+	if (!o)
+		return -ENOENT;
+	return symbols_source(&c->lines, &o->sym, ip, caller, buf, size);
+}

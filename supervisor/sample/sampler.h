@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sampling: at a thread's SIGPROF signal-delivery-stop, take its registers
+ * and a copy of its stack and let it run on at once; then walk the copy
+ * (walk.h) and count the result in the statistics the report reads. See
+ * codectl-run(1), "SAMPLING".
+ */
+#ifndef SUPERVISOR_SAMPLE_SAMPLER_H
+#define SUPERVISOR_SAMPLE_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sample.h"
+#include "supervisor/core/log.h"
+#include "supervisor/core/options.h"
+#include "supervisor/report/stats.h"
+#include "supervisor/trace/trace.h"
+#include "trigger.h"
+#include "walk.h"
+
+/*
+ * Samples captured and not unwound yet (their threads already run on). The
+ * event loop unwinds one at a time between events, so a stop never waits for
+ * more than one walk; a full queue drops the new sample instead of waiting.
+ */
+#define SAMPLER_QUEUE 128
+
+/**
+ * struct sampler - sampling state of one run (owned by main)
+ * @queue, @qhead, @nqueued: ring of captured samples waiting to be unwound
+ * @buf: what every walk reuses
+ * @proc_key, @thread_key: the tree's slots for a process's oracles (struct
+ *	oracles) and a thread's struct thread_sampling
+ * @status_ns: when the last progress line was written; @status_shown: one was
+ */
+struct sampler {
+	struct sample_trigger trig;
+	struct sample queue[SAMPLER_QUEUE];
+	unsigned int qhead;
+	unsigned int nqueued;
+	struct sample_stats stats;
+	struct walk_buffers buf;
+	const struct run_opts *opts;
+	struct log *log;
+	struct trace *trace;
+	int proc_key;
+	int thread_key;
+	uint64_t status_ns;
+	bool status_shown;
+};
+
+/**
+ * sampler_new() - sampling as @opts asks, of the processes @trace follows
+ * (*@out NULL with --freq 0)
+ * Return: 0, or a negative errno.
+ */
+int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *log,
+		struct trace *trace);
+
+/** sampler_free() - release the sampler (NULL is fine). */
+void sampler_free(struct sampler *sm);
+
+/** sampler_thread_started() - @th had its first stop: start its clock. */
+void sampler_thread_started(struct sampler *sm, struct thread *th);
+
+/** sampler_thread_exec() - @th exec'd: its clock and its process's oracles start over. */
+void sampler_thread_exec(struct sampler *sm, struct thread *th);
+
+/**
+ * sampler_on_sigprof() - @th is in a SIGPROF signal-delivery-stop: capture
+ * it if the signal is ours or the program's, then resume it (our signal
+ * suppressed, the program's delivered unchanged)
+ */
+void sampler_on_sigprof(struct sampler *sm, struct thread *th);
+
+/**
+ * sampler_walk_one() - unwind and count the oldest captured sample, if any
+ * (its process's mappings are re-read first when they are old)
+ */
+void sampler_walk_one(struct sampler *sm);
+
+/**
+ * sampler_flush_proc() - unwind the captured samples of process @tgid now
+ * (it exits or execs: its registry is about to go)
+ */
+void sampler_flush_proc(struct sampler *sm, pid_t tgid);
+
+/** sampler_pending() - samples captured and not unwound yet (0 for NULL). */
+unsigned int sampler_pending(const struct sampler *sm);
+
+/** sampler_flush() - unwind and count every captured sample. */
+void sampler_flush(struct sampler *sm);
+
+/** sampler_on_timer() - the supervisor's timer ticked: SIGPROF to the threads it samples. */
+void sampler_on_timer(struct sampler *sm);
+
+/** sampler_progress() - the status line, every 2 s when stderr is a terminal. */
+void sampler_progress(struct sampler *sm);
+
+/** sampler_progress_end() - end the status line, if one was written. */
+void sampler_progress_end(struct sampler *sm);
+
+/** sampler_mappings_changed() - @p's mappings changed: its oracles forget their caches. */
+void sampler_mappings_changed(struct sampler *sm, struct proc *p);
+
+/** sampler_proc_exited() - @p exited and its samples are walked: its perf map goes. */
+void sampler_proc_exited(struct sampler *sm, struct proc *p);
+
+/**
+ * sampler_source_line() - "file.c:LINE" of @ip of process @pid, through the
+ * oracles of the newest process with that pid (a report_source_fn: @ctx is a
+ * struct sampler_sources)
+ */
+int sampler_source_line(void *ctx, pid_t pid, uint64_t ip, bool caller, char *buf, size_t size);
+
+/** struct sampler_sources - sampler_source_line()'s context for one report */
+struct sampler_sources {
+	struct sampler *sm;
+	struct source_lines lines;
+};
+
+#endif /* SUPERVISOR_SAMPLE_SAMPLER_H */

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptrace events: a fork child gets a copy of the registrations (or starts
+ * empty: @fork_copies), vfork and CLONE_VM share until exec, threads share,
+ * exec clears (the exec hook re-registers), exit frees. Every
+ * ptrace request may fail with ESRCH when the task is gone: that is not an
+ * error. A new task's first stop may come before its creator's event: such a
+ * task stays stopped until the event says which process it belongs to.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "maps.h"
+#include "procfs.h"
+#include "trace.h"
+
+static void resume(pid_t tid, int sig)
+{
+	ptrace(PTRACE_CONT, tid, 0, (long)sig);
+}
+
+/*
+ * Does @child use @parent's mm (vfork, CLONE_VM) or a copy (fork)? kcmp(2)
+ * tells for every kind of event; without it, trust the event.
+ */
+static bool shares_mm(pid_t parent, pid_t child, int event)
+{
+	long r = syscall(SYS_kcmp, parent, child, KCMP_VM, 0, 0);
+
+	if (r >= 0)
+		return r == 0;
+	return event == PTRACE_EVENT_VFORK;
+}
+
+static struct proc *new_process(struct trace *t, struct proc *parent, pid_t child, bool share)
+{
+	struct addr_space *as = NULL;
+	struct proc *p;
+
+	if (share) {
+		as = parent->as;
+		as->refs++;
+	} else if (t->fork_copies) {
+		as = addr_space_copy(parent->as);
+		if (!as)
+			return NULL;
+	}
+	p = tracees_new_proc(&t->tree, child, parent->tgid, as);
+	addr_space_put(as);	/* tracees_new_proc took its own reference */
+	if (p) {
+		p->start_time = procfs_start_time(child);
+		snprintf(p->exe, sizeof(p->exe), "%s", parent->exe);
+	}
+	return p;
+}
+
+/* A new process: its creator's (or, not known yet, its /proc parent's) address space. */
+static struct proc *place_process(struct trace *t, pid_t pid, pid_t creator, int event)
+{
+	pid_t parent_pid = creator ? procfs_tgid_of(creator) : procfs_ppid_of(pid);
+	struct proc *parent = parent_pid ? tracees_proc(&t->tree, parent_pid) : NULL, *p;
+
+	if (parent)
+		p = new_process(t, parent, pid, shares_mm(parent->tgid, pid, event));
+	else
+		p = tracees_new_proc(&t->tree, pid, parent_pid, NULL);
+	if (!p)
+		log_line(t->log, "pid %d: out of memory tracking a new process", (int)pid);
+	return p;
+}
+
+/* The process of thread group @tgid, placing its leader first if it is new too. */
+static struct proc *process_of_group(struct trace *t, pid_t tgid)
+{
+	struct proc *p = tracees_proc(&t->tree, tgid);
+	struct thread *leader;
+
+	if (p)
+		return p;
+	leader = tracees_add_thread(&t->tree, tgid);
+	if (!leader)
+		return NULL;
+	p = place_process(t, tgid, 0, 0);
+	if (p)
+		proc_set_thread(p, leader);
+	return p;
+}
+
+/*
+ * Put a new task in the tree as soon as either its creator's event or its own
+ * first stop is seen, whichever comes first: the creator may be killed before
+ * its event is reported. @creator: the announcing task, or 0.
+ */
+static void place_task(struct trace *t, struct thread *th, pid_t creator, int event)
+{
+	pid_t tgid = procfs_tgid_of(th->tid);
+	struct proc *p;
+
+	if (!tgid || th->proc)
+		return;
+	if (tgid == th->tid)
+		p = place_process(t, th->tid, creator, event);
+	else
+		p = process_of_group(t, tgid);
+	if (p)
+		proc_set_thread(p, th);
+}
+
+/* PTRACE_EVENT_FORK/VFORK/CLONE: place the new task (if its first stop did not), resume. */
+static void on_new_task(struct trace *t, pid_t tid, int event)
+{
+	struct thread *child;
+	unsigned long msg = 0;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg))
+		goto out;
+	child = tracees_add_thread(&t->tree, (pid_t)msg);
+	if (!child)
+		goto out;
+	place_task(t, child, tid, event);
+	if (child->attached)
+		resume(child->tid, 0);	/* its first stop came before this event */
+out:
+	resume(tid, 0);
+}
+
+/*
+ * A non-leader thread exec'd: it carries on as @th (the TGID) and the old
+ * leader is gone. What other parts keep for it (its perf event) is the one
+ * to keep; the dead leader's goes with the former thread's record.
+ */
+static void exec_took_over(struct trace *t, struct thread *th, pid_t former)
+{
+	struct thread *execing = tracees_thread(&t->tree, former);
+
+	if (execing)
+		tracees_swap_slots(th, execing);
+	tracees_remove_thread(&t->tree, former);
+}
+
+/* PTRACE_EVENT_EXEC: @tid is now the TGID; the old TID is in the event message. */
+static void on_exec(struct trace *t, pid_t tid)
+{
+	struct thread *th = tracees_thread(&t->tree, tid);
+	struct proc *p = th ? th->proc : NULL;
+	unsigned long former = 0;
+	long dropped;
+
+	if (!p)
+		goto out;
+	if (t->hooks.before_exec)
+		t->hooks.before_exec(t->hooks.ctx, p);
+	if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) && (pid_t)former != tid)
+		exec_took_over(t, th, (pid_t)former);
+	dropped = proc_exec(&t->tree, p);
+	if (dropped < 0) {
+		log_line(t->log, "pid %d: out of memory at exec", (int)tid);
+		goto out;
+	}
+	p->stats.cleared_at_exec += (unsigned long)dropped;
+	procfs_exe(p->tgid, p->exe, sizeof(p->exe));
+	maps_refresh(t, p, tid);
+	if (t->hooks.exec)
+		t->hooks.exec(t->hooks.ctx, p, th);
+out:
+	resume(tid, 0);
+}
+
+/*
+ * PTRACE_EVENT_EXIT of the leader: the mm still exists. Walk the process's
+ * waiting samples now, while its memory (JIT tables, stacks past the copy)
+ * is readable, then find stale registrations.
+ */
+static void on_exit_event(struct trace *t, pid_t tid)
+{
+	struct thread *th = tracees_thread(&t->tree, tid);
+
+	if (th && th->proc && th->proc->tgid == tid && th->proc->as) {
+		if (t->hooks.exit_event)
+			t->hooks.exit_event(t->hooks.ctx, th->proc);
+		maps_refresh(t, th->proc, tid);
+	}
+	resume(tid, 0);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* PTRACE_EVENT_STOP: a new task's first stop, a group-stop, or an interrupt. */
+static void on_event_stop(struct trace *t, pid_t tid, int sig)
+{
+	struct thread *th = tracees_add_thread(&t->tree, tid);
+
+	if (th && !th->attached) {
+		th->attached = true;
+		place_task(t, th, 0, 0);
+		if (t->hooks.thread_started)
+			t->hooks.thread_started(t->hooks.ctx, th);
+		resume(tid, 0);
+		return;
+	}
+	if (is_stop_signal(sig)) {
+		/* group-stop: stay stopped, but let SIGCONT through (as strace does) */
+		if (th)
+			th->group_stopped = true;
+		ptrace(PTRACE_LISTEN, tid, 0, 0);
+		return;
+	}
+	if (th)
+		th->group_stopped = false;
+	resume(tid, 0);
+}
+
+/* A signal-delivery-stop: the hook's to take, else the signal goes on unchanged. */
+static void on_signal_stop(struct trace *t, pid_t tid, int sig)
+{
+	struct thread *th = tracees_thread(&t->tree, tid);
+
+	if (th && t->hooks.signal_stop && t->hooks.signal_stop(t->hooks.ctx, th, sig))
+		return;
+	resume(tid, sig);
+}
+
+static void on_stopped(struct trace *t, pid_t tid, int status)
+{
+	int event = status >> 16, sig = WSTOPSIG(status);
+
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_new_task(t, tid, event);
+		break;
+	case PTRACE_EVENT_EXEC:
+		on_exec(t, tid);
+		break;
+	case PTRACE_EVENT_EXIT:
+		on_exit_event(t, tid);
+		break;
+	case PTRACE_EVENT_STOP:
+		on_event_stop(t, tid, sig);
+		break;
+	default:
+		if (event)
+			resume(tid, sig);
+		else
+			on_signal_stop(t, tid, sig);
+	}
+}
+
+static void on_gone(struct trace *t, pid_t tid, int status)
+{
+	struct proc *p;
+
+	if (tid == t->child) {
+		t->child_status = status;
+		t->child_reaped = true;
+	}
+	p = tracees_remove_thread(&t->tree, tid);
+	if (p)
+		trace_proc_exited(t, p);
+}
+
+void trace_reap(struct trace *t)
+{
+	int status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		if (WIFSTOPPED(status))
+			on_stopped(t, tid, status);
+		else
+			on_gone(t, tid, status);
+	}
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/* An address space's cached mappings, and the stale registrations they reveal. */
+#include "maps.h"
+#include "procfs.h"
+#include "supervisor/core/clock.h"
+
+bool maps_old(const struct proc *p)
+{
+	return !p->as->maps_valid || clock_now_ns() - p->as->maps_ns > MAPS_MAX_AGE_NS;
+}
+
+struct stale_ctx {
+	struct trace *t;
+	struct proc *p;
+};
+
+static void log_stale(const struct emu_registration *reg, void *arg)
+{
+	struct stale_ctx *c = arg;
+
+	c->p->stats.stale++;
+	log_note(c->t->log, "pid %d: stale registration dropped: text %#llx-%#llx is no longer "
+			    "mapped executable (unloaded without CODE_UNREGISTER)", (int)c->p->tgid,
+		 (unsigned long long)reg->text_start, (unsigned long long)reg->text_end);
+}
+
+/* FNV-1a over the mappings: tells whether a re-read found anything new. */
+static uint64_t maps_digest(const struct emu_mappings *m)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t v[4] = { m->vma[i].start, m->vma[i].end, m->vma[i].prot,
+				  m->vma[i].ident };
+
+		for (size_t k = 0; k < 4; k++)
+			h = (h ^ v[k]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
+{
+	struct stale_ctx c = { t, p };
+	uint64_t before = maps_digest(&p->as->maps);
+	int err = procfs_maps_read(tid, &p->as->maps);
+
+	p->as->maps_valid = !err;
+	p->as->maps_ns = clock_now_ns();
+	if (err)
+		return err;
+	emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, &c);
+	if (maps_digest(&p->as->maps) != before && t->hooks.mappings_changed)
+		t->hooks.mappings_changed(t->hooks.ctx, p);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An address space's cached mappings (/proc/PID/maps): re-read when they
+ * are old or a call's refusal may come from them, and with them the stale
+ * registrations (text no longer mapped) dropped and reported.
+ */
+#ifndef SUPERVISOR_TRACE_MAPS_H
+#define SUPERVISOR_TRACE_MAPS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "trace.h"
+
+/*
+ * Cached mappings older than this are re-read before they are used (reading
+ * /proc/PID/maps costs ~1 us per mapping, so not at every call or sample).
+ */
+#define MAPS_MAX_AGE_NS (100 * 1000 * 1000ull)
+
+/** maps_old() - @p's cached mappings were never read, or are older than MAPS_MAX_AGE_NS. */
+bool maps_old(const struct proc *p);
+
+/**
+ * maps_refresh() - re-read @p's mappings (through thread @tid), drop the
+ * registrations whose text is no longer mapped (counted and logged as
+ * stale), and tell the mappings_changed hook when anything moved
+ * Return: 0, or the negative errno of the read (the cache is then invalid).
+ */
+int maps_refresh(struct trace *t, struct proc *p, pid_t tid);
+
+#endif /* SUPERVISOR_TRACE_MAPS_H */

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc readers: a task's status and stat lines, its exe link, its maps. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+/* A "Name: pid" line of /proc/TID/status; 0 when the task is gone. */
+static pid_t status_pid(pid_t tid, const char *field)
+{
+	char path[64], line[128], fmt[32];
+	pid_t pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	snprintf(fmt, sizeof(fmt), "%s: %%d", field);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &pid) == 1)
+			break;
+	fclose(f);
+	return pid;
+}
+
+pid_t procfs_tgid_of(pid_t tid)
+{
+	return status_pid(tid, "Tgid");
+}
+
+pid_t procfs_ppid_of(pid_t tid)
+{
+	return status_pid(tid, "PPid");
+}
+
+unsigned long long procfs_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');		/* the command name may hold spaces and parentheses */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p + 1, "%llu", &t);
+	return t;
+}
+
+void procfs_exe(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* Mappings at or above this are not VMAs a find_vma() sees ([vsyscall]). */
+#define USER_SPACE_END (1ull << 56)
+
+int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,
+			 uint64_t *ident)
+{
+	unsigned int dev_major, dev_minor;
+	uint64_t offset, inode;
+	char perms[5];
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64, start, end,
+		   perms, &offset, &dev_major, &dev_minor, &inode) != 7 || *start >= *end)
+		return -EINVAL;
+	*prot = (perms[0] == 'r' ? EMU_PROT_READ : 0) | (perms[1] == 'w' ? EMU_PROT_WRITE : 0) |
+		(perms[2] == 'x' ? EMU_PROT_EXEC : 0);
+	/* a file mapping's identity: device, inode and file offset */
+	*ident = inode ? (inode * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)dev_major << 40) ^
+			 ((uint64_t)dev_minor << 20) ^ offset : 0;
+	return 0;
+}
+
+/* The rest of an over-long line (a mapped file with a very long path). */
+static void skip_rest(FILE *f, const char *line)
+{
+	int c;
+
+	if (strchr(line, '\n'))
+		return;
+	while ((c = fgetc(f)) != EOF && c != '\n')
+		;
+}
+
+int procfs_maps_read(pid_t pid, struct emu_mappings *m)
+{
+	char path[64], line[512];
+	uint64_t start, end, ident;
+	unsigned int prot;
+	int err = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	emu_mappings_reset(m);
+	while (!err && fgets(line, sizeof(line), f)) {
+		skip_rest(f, line);
+		err = procfs_maps_parse_line(line, &start, &end, &prot, &ident);
+		if (!err && start < USER_SPACE_END)
+			err = emu_mappings_add_ident(m, start, end, prot, ident);
+	}
+	fclose(f);
+	return err;
+}

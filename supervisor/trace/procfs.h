@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What codectl-run reads of a tracee in /proc: which process a thread
+ * belongs to, its parent, its start time (which tells a reused pid apart),
+ * the program it runs, and its mappings as an emu_mappings model.
+ */
+#ifndef SUPERVISOR_TRACE_PROCFS_H
+#define SUPERVISOR_TRACE_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "emu/mappings.h"
+
+/** procfs_tgid_of() - the process thread @tid belongs to (/proc/TID/status); 0 when gone. */
+pid_t procfs_tgid_of(pid_t tid);
+
+/** procfs_ppid_of() - the parent process of task @tid (/proc/TID/status); 0 when gone. */
+pid_t procfs_ppid_of(pid_t tid);
+
+/** procfs_start_time() - field 22 of /proc/PID/stat (clock ticks); 0 when the process is gone. */
+unsigned long long procfs_start_time(pid_t pid);
+
+/** procfs_exe() - /proc/PID/exe into @buf (@size bytes); empty when unreadable. */
+void procfs_exe(pid_t pid, char *buf, size_t size);
+
+/**
+ * procfs_maps_read() - replace @m with the mappings of process @pid
+ * Return: 0, or a negative errno (-ENOENT: the process is gone; -ENOMEM;
+ * -EINVAL: a line /proc did not write).
+ */
+int procfs_maps_read(pid_t pid, struct emu_mappings *m);
+
+/**
+ * procfs_maps_parse_line() - the range, EMU_PROT_* bits and file identity
+ *	(device, inode, offset; 0 for anonymous memory) of one maps line
+ * Return: 0, or -EINVAL.
+ */
+int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,
+			   uint64_t *ident);
+
+#endif /* SUPERVISOR_TRACE_PROCFS_H */

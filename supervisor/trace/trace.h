@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The traced tree's lifecycle: which process a thread belongs to, what
+ * happens at fork, vfork, clone, exec and exit (ptrace events, events.c),
+ * and the address spaces' cached mappings (maps.c). Other parts are told of
+ * what happened through hooks (struct trace_hooks), never called from here.
+ */
+#ifndef SUPERVISOR_TRACE_TRACE_H
+#define SUPERVISOR_TRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "supervisor/core/log.h"
+#include "tracees.h"
+
+/**
+ * struct trace_hooks - what the parts above are told (each may be NULL)
+ * @thread_started: @th had its first stop (it is resumed after the hook)
+ * @signal_stop: @th is in a signal-delivery-stop for @sig; return true when
+ *	the hook took over (it resumes the thread), false to pass @sig on
+ * @before_exec: @p is about to exec: its registry still holds what it had
+ * @exec: @p exec'd (registrations dropped, mappings read; @th is its only
+ *	thread, by now the TGID)
+ * @exit_event: @p's leader is about to exit; its memory is still readable
+ * @exited: @p has no thread left (before its address space goes)
+ * @mappings_changed: @p's mappings changed since they were last read
+ */
+struct trace_hooks {
+	void *ctx;
+	void (*thread_started)(void *ctx, struct thread *th);
+	bool (*signal_stop)(void *ctx, struct thread *th, int sig);
+	void (*before_exec)(void *ctx, struct proc *p);
+	void (*exec)(void *ctx, struct proc *p, struct thread *th);
+	void (*exit_event)(void *ctx, struct proc *p);
+	void (*exited)(void *ctx, struct proc *p);
+	void (*mappings_changed)(void *ctx, struct proc *p);
+};
+
+/**
+ * struct trace - the traced tree and how it is followed
+ * @traced: ptrace is on (process-tree tracking); without it processes are
+ *	found by pid and start time at each call (trace_proc_of())
+ * @fork_copies: a fork child starts with a copy of its parent's registrations
+ *	(else empty, as the v13 kernel series does)
+ * @child: the program started; @child_status: its wait status once reaped
+ */
+struct trace {
+	struct tracees tree;
+	struct log *log;
+	bool traced;
+	bool fork_copies;
+	pid_t child;
+	int child_status;
+	bool child_reaped;
+	struct trace_hooks hooks;
+};
+
+/**
+ * trace_proc_of() - the process that thread @tid belongs to
+ * Without process-tree tracking, processes are created on first sight
+ * (from /proc/TID/status). Return: NULL if the thread is unknown and gone.
+ */
+struct proc *trace_proc_of(struct trace *t, pid_t tid);
+
+/** trace_proc_exited() - @p has no threads left: tell the hooks, count what it left, drop it. */
+void trace_proc_exited(struct trace *t, struct proc *p);
+
+/** trace_reap() - collect every pending wait status and act on it; never blocks. */
+void trace_reap(struct trace *t);
+
+#endif /* SUPERVISOR_TRACE_TRACE_H */
