@@ -393,7 +393,13 @@ test-live: $(LIVE_BINS)
 # natively (every case skipped: ENOSYS), then under codectl-run (every case run)
 test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(ABI_BIN))
-	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN))
+	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip)
+
+# The layering of tests/arch/layers, and no call cycle between supervisor files.
+.PHONY: check-arch
+check-arch: $(SUPERVISOR_OBJ) $(RUN_OBJ)
+	@echo "  ARCH    tests/arch/layers"
+	@tests/arch/check-arch.sh $(abspath $(O)/obj)
 test-e2e: $(E2E_BIN) $(E2E_PROG) $(E2E_PROG_V1) $(SAMPLE_PROG) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(E2E_BIN) --jobs 2)
 test-loader: $(LOADER_BIN) $(LOADER_PROGS) $(CODECTL_RUN) $(AUDIT_SO)
@@ -410,7 +416,7 @@ endef
 
 .PHONY: check
 check: $(CONFIG)
-	$(MAKE) all test
+	$(MAKE) all check-arch test
 	$(MAKE) SAN=asan all test
 	$(MAKE) fuzz-smoke
 
@@ -558,7 +564,8 @@ help:
 	@echo '  demo         the sampling demo under codectl-run'
 	@echo '  demo-jit     the example JIT under codectl-run, its stacks checked'
 	@echo '  abi-demo     a program calling codectl(2), under codectl-run --trace'
-	@echo '  check        test, then again under ASan+UBSan, then fuzz-smoke'
+	@echo '  check        check-arch, test, then again under ASan+UBSan, then fuzz-smoke'
+	@echo '  check-arch   the layering of tests/arch/layers, no call cycle in supervisor/'
 	@echo '  test         every suite below'
 	@echo '  test-unit    unit tests (emu/, the writer, classification, perf maps)'
 	@echo '  test-diff    libsframe differential test'

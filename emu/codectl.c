@@ -64,7 +64,8 @@ int emu_register_exec_sframe(const struct emu_policy *p, const struct emu_space 
 	*res = (struct emu_call_result){ .option = CODE_REGISTER_SFRAME, .have_args = true,
 					 .args.sframe = *info };
 	emu_verdict_init(&res->verdict);
-	err = emu_do_register_sframe(p, sp, &res->args.sframe, EMU_ORIGIN_EXEC, res);
+	err = emu_answer(&res->verdict, emu_do_register_sframe(p, sp, &res->args.sframe,
+							       EMU_ORIGIN_EXEC, res));
 	return err ? err : emu_codectl_commit(sp, res);
 }
 
@@ -184,8 +185,8 @@ int emu_codectl(const struct emu_policy *p, const struct emu_space *sp,
 	return err;
 }
 
-int emu_codectl_prepare(const struct emu_policy *p, const struct emu_space *sp,
-			const struct emu_call *c, struct emu_call_result *res)
+static int prepare(const struct emu_policy *p, const struct emu_space *sp,
+		   const struct emu_call *c, struct emu_call_result *res)
 {
 	*res = (struct emu_call_result){ .option = c->option };
 	emu_verdict_init(&res->verdict);
@@ -203,4 +204,10 @@ int emu_codectl_prepare(const struct emu_policy *p, const struct emu_space *sp,
 	default:
 		return emu_reject(&res->verdict, EMU_R_OPTION, "unknown option %u", c->option);
 	}
+}
+
+int emu_codectl_prepare(const struct emu_policy *p, const struct emu_space *sp,
+			const struct emu_call *c, struct emu_call_result *res)
+{
+	return emu_answer(&res->verdict, prepare(p, sp, c, res));
 }

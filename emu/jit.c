@@ -394,17 +394,9 @@ int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info
 }
 
 static const char *const fault_reasons[EMU_JIT_FAULT_COUNT] = {
-	[EMU_JIT_HEADER_UNREADABLE] = "jit-table-invalid: header-unreadable",
-	[EMU_JIT_HEADER_MISALIGNED] = "jit-table-invalid: header-misaligned",
-	[EMU_JIT_USED_LEN] = "jit-table-invalid: used-len-above-reserved-len",
-	[EMU_JIT_FRE_SIZE] = "jit-table-invalid: fre-size-below-21",
-	[EMU_JIT_FRE_STRIDE] = "jit-table-invalid: bad-fre-stride",
-	[EMU_JIT_LAYOUT_CHANGED] = "jit-table-invalid: stride-or-size-changed",
-	[EMU_JIT_ENTRY_UNREADABLE] = "jit-table-invalid: entry-unreadable",
-	[EMU_JIT_UNSORTED] = "jit-table-invalid: unsorted",
-	[EMU_JIT_OVERLAP] = "jit-table-invalid: overlap",
-	[EMU_JIT_CHAIN_LOOP] = "jit-table-invalid: chain-loop",
-	[EMU_JIT_CHAIN_TOO_LONG] = "jit-table-invalid: chain-too-long",
+#define EMU_JIT_FAULT_ROW(id, reason, what) [EMU_JIT_##id] = reason,
+	EMU_JIT_FAULTS(EMU_JIT_FAULT_ROW)
+#undef EMU_JIT_FAULT_ROW
 };
 
 const char *emu_jit_fault_reason(enum emu_jit_fault fault)

@@ -18,21 +18,38 @@
 /* Longest table chain followed: a longer one ends the walk (chain-too-long). */
 #define EMU_JIT_MAX_TABLES 4096
 
-/* What made a JIT table chain unusable at unwind time (0: nothing). */
+/*
+ * What made a JIT table chain unusable at unwind time, in one table (an
+ * X-macro): X(ID, reason, what); the enum (EMU_JIT_<ID>) and the stop reasons
+ * (emu_jit_fault_reason()) are made from it.
+ */
+#define EMU_JIT_FAULTS(X) \
+	X(OK, "jit-table-invalid", "nothing") \
+	X(HEADER_UNREADABLE, "jit-table-invalid: header-unreadable", \
+	  "a table header could not be read") \
+	X(HEADER_MISALIGNED, "jit-table-invalid: header-misaligned", \
+	  "a table (head or next) not 8-byte aligned") \
+	X(USED_LEN, "jit-table-invalid: used-len-above-reserved-len", \
+	  "used_len above reserved_len") \
+	X(FRE_SIZE, "jit-table-invalid: fre-size-below-21", "fre_size below 21") \
+	X(FRE_STRIDE, "jit-table-invalid: bad-fre-stride", \
+	  "fre_stride below fre_size or not a multiple of 4") \
+	X(LAYOUT_CHANGED, "jit-table-invalid: stride-or-size-changed", \
+	  "fre_stride or fre_size differs from the head's") \
+	X(ENTRY_UNREADABLE, "jit-table-invalid: entry-unreadable", \
+	  "a published entry could not be read") \
+	X(UNSORTED, "jit-table-invalid: unsorted", \
+	  "entries (or tables) not in increasing ip_off order") \
+	X(OVERLAP, "jit-table-invalid: overlap", "an entry starts inside the one before it") \
+	X(CHAIN_LOOP, "jit-table-invalid: chain-loop", \
+	  "the next chain comes back to a table (one holding entries is caught as unsorted)") \
+	X(CHAIN_TOO_LONG, "jit-table-invalid: chain-too-long", \
+	  "more than EMU_JIT_MAX_TABLES tables")
+
 enum emu_jit_fault {
-	EMU_JIT_OK = 0,
-	EMU_JIT_HEADER_UNREADABLE,	/* a table header could not be read */
-	EMU_JIT_HEADER_MISALIGNED,	/* a table (head or next) not 8-byte aligned */
-	EMU_JIT_USED_LEN,		/* used_len above reserved_len */
-	EMU_JIT_FRE_SIZE,		/* fre_size below 21 */
-	EMU_JIT_FRE_STRIDE,		/* fre_stride below fre_size or not a multiple of 4 */
-	EMU_JIT_LAYOUT_CHANGED,		/* fre_stride or fre_size differs from the head's */
-	EMU_JIT_ENTRY_UNREADABLE,	/* a published entry could not be read */
-	EMU_JIT_UNSORTED,		/* entries (or tables) not in increasing ip_off order */
-	EMU_JIT_OVERLAP,		/* an entry starts inside the one before it */
-	EMU_JIT_CHAIN_LOOP,		/* the next chain comes back to a table (one
-					 * holding entries is caught as unsorted) */
-	EMU_JIT_CHAIN_TOO_LONG,		/* more than EMU_JIT_MAX_TABLES tables */
+#define EMU_JIT_FAULT_ID(id, reason, what) EMU_JIT_##id,
+	EMU_JIT_FAULTS(EMU_JIT_FAULT_ID)
+#undef EMU_JIT_FAULT_ID
 	EMU_JIT_FAULT_COUNT
 };
 

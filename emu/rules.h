@@ -9,60 +9,74 @@
 
 #include <stdint.h>
 
+/*
+ * Every rule, in one table (an X-macro, as elfutils keeps its error list):
+ * X(ID, name, errno, what). enum emu_rule (EMU_R_<ID>), the stable names
+ * (emu_rule_name()) and the errnos (emu_rule_errno()) are all made from it;
+ * a new rule is one line here, then a test, a man-page row and an ABI case
+ * (docs/HACKING.md).
+ */
+#define EMU_RULES(X) \
+	X(OK, "ok", 0, "accepted") \
+	/* the call */ \
+	X(FLAGS, "flags", EINVAL, "flags != 0") \
+	X(OPTION, "option", EINVAL, "unknown option") \
+	X(SIZE_VER0, "size-below-ver0", EINVAL, "info_size below the option's VER0 size") \
+	X(SIZE_PAGE, "size-above-page", E2BIG, "info_size above 4096") \
+	X(SIZE_TAIL, "size-nonzero-tail", E2BIG, "non-zero bytes past the known struct") \
+	X(INFO_FAULT, "info-fault", EFAULT, "info unreadable") \
+	X(UNREG_SIZE, "unregister-size", EINVAL, "UNREGISTER with info_size != 0") \
+	X(UNREG_UNKNOWN, "unregister-unknown", ENOENT, "no registration at that text_start") \
+	/* the struct's fields */ \
+	X(TEXT_RANGE, "text-range", EINVAL, "text_start >= text_end") \
+	X(SFRAME_RANGE, "sframe-range", EINVAL, "sframe_start > sframe_end, or one of them 0") \
+	X(BUILD_ID_LEN, "build-id-len", EINVAL, "build_id_len > CODE_BUILD_ID_MAX") \
+	X(BUILD_ID_NULL, "build-id-null", EINVAL, "build_id_len > 0 with build_id 0") \
+	X(NO_ASPECT, "no-aspect", EINVAL, "neither unwind nor identity aspect") \
+	X(TEXT_NOT_EXEC, "text-not-exec", EINVAL, "text not wholly in executable mappings") \
+	X(SFRAME_NOT_READABLE, "sframe-not-readable", EINVAL, \
+	  "sframe not wholly in readable mappings") \
+	X(PATH_FAULT, "path-fault", EFAULT, "pathname or debug link unreadable") \
+	X(PATH_TOO_LONG, "path-too-long", ENAMETOOLONG, "no NUL within PATH_MAX bytes") \
+	X(BUILD_ID_FAULT, "build-id-fault", EFAULT, "build id unreadable") \
+	X(SFRAME_FAULT, "sframe-fault", EFAULT, "sframe bytes unreadable") \
+	X(SFRAME_TOO_BIG, "sframe-too-big", ENOMEM, "section above the emulator's size cap") \
+	X(SFRAME_BUDGET, "sframe-budget", ENOMEM, \
+	  "the address space's sections above their budget") \
+	X(NOMEM, "nomem", ENOMEM, "the emulator ran out of memory") \
+	X(JIT_HEAD_FAULT, "jit-head-fault", EFAULT, "JIT table header unreadable") \
+	X(JIT_HEAD_ALIGN, "jit-head-align", EINVAL, "JIT table header not 8-byte aligned") \
+	X(JIT_USED_LEN, "jit-used-len", EINVAL, "used_len > reserved_len") \
+	X(JIT_FRE_SIZE, "jit-fre-size", EINVAL, "fre_size < CODE_JIT_FRE_SIZE_VER0") \
+	X(JIT_FRE_STRIDE, "jit-fre-stride", EINVAL, "fre_stride < fre_size or not a multiple of 4") \
+	X(KERNEL_REFUSES, "kernel-refuses", EINVAL, "strict profile, a kernel-patch acceptance rule") \
+	/* the registry */ \
+	X(OVERLAP, "overlap", EEXIST, "overlaps a registration with the same aspect") \
+	X(LIMIT, "limit", ENOSPC, "per-process registration limit reached") \
+	/* the SFrame section */ \
+	X(SF_SHORT, "sframe-short", EINVAL, "shorter than the SFrame header") \
+	X(SF_MAGIC, "sframe-magic", EINVAL, "magic not 0xdee2") \
+	X(SF_VERSION, "sframe-version", EINVAL, "version not 1, 2 or 3") \
+	X(SF_ABI, "sframe-abi", EINVAL, "ABI/arch not the caller's") \
+	X(SF_FLAGS, "sframe-flags", EINVAL, "undefined flag bits") \
+	X(SF_BOUNDS, "sframe-bounds", EINVAL, "header offsets or counts outside the section") \
+	X(SF_NOT_SORTED, "sframe-not-sorted", EINVAL, "FDE_SORTED flag missing") \
+	X(SF_FDE_ORDER, "sframe-fde-order", EINVAL, "FDE start addresses not increasing") \
+	X(SF_FDE_FRES, "sframe-fde-fres", EINVAL, "an FDE's FREs outside the FRE sub-section") \
+	X(SF_FDE_TEXT, "sframe-fde-text", EINVAL, "an FDE's function outside the text range") \
+	X(SF_FDE_TYPE, "sframe-fde-type", EINVAL, "v3: unknown FDE type") \
+	X(SF_REP_SIZE, "sframe-rep-size", EINVAL, "PCMASK FDE with repetition size 0") \
+	X(SF_FRE_ADDR_SIZE, "sframe-fre-addr-size", EINVAL, "invalid FRE start-address size") \
+	X(SF_FRE_ORDER, "sframe-fre-order", EINVAL, "FRE starts not strictly increasing") \
+	X(SF_FRE_OUTSIDE, "sframe-fre-outside", EINVAL, "FRE start outside the function") \
+	X(SF_FRE_OFFSET_SIZE, "sframe-fre-offset-size", EINVAL, "invalid FRE offset size") \
+	X(SF_FRE_OFFSET_COUNT, "sframe-fre-offset-count", EINVAL, "invalid FRE offset count") \
+	X(SF_FLEX_CONTROL, "sframe-flex-control", EINVAL, "v3 FLEX: invalid control word")
+
 enum emu_rule {
-	EMU_R_OK = 0,
-	/* the call */
-	EMU_R_FLAGS,			/* EINVAL: flags != 0 */
-	EMU_R_OPTION,			/* EINVAL: unknown option */
-	EMU_R_SIZE_VER0,		/* EINVAL: info_size below the option's VER0 size */
-	EMU_R_SIZE_PAGE,		/* E2BIG: info_size above 4096 */
-	EMU_R_SIZE_TAIL,		/* E2BIG: non-zero bytes past the known struct */
-	EMU_R_INFO_FAULT,		/* EFAULT: info unreadable */
-	EMU_R_UNREG_SIZE,		/* EINVAL: UNREGISTER with info_size != 0 */
-	EMU_R_UNREG_UNKNOWN,		/* ENOENT: no registration at that text_start */
-	/* the struct's fields */
-	EMU_R_TEXT_RANGE,		/* EINVAL: text_start >= text_end */
-	EMU_R_SFRAME_RANGE,		/* EINVAL: sframe_start > sframe_end, or one of them 0 */
-	EMU_R_BUILD_ID_LEN,		/* EINVAL: build_id_len > CODE_BUILD_ID_MAX */
-	EMU_R_BUILD_ID_NULL,		/* EINVAL: build_id_len > 0 with build_id 0 */
-	EMU_R_NO_ASPECT,		/* EINVAL: neither unwind nor identity aspect */
-	EMU_R_TEXT_NOT_EXEC,		/* EINVAL: text not wholly in executable mappings */
-	EMU_R_SFRAME_NOT_READABLE,	/* EINVAL: sframe not wholly in readable mappings */
-	EMU_R_PATH_FAULT,		/* EFAULT: pathname or debug link unreadable */
-	EMU_R_PATH_TOO_LONG,		/* ENAMETOOLONG: no NUL within PATH_MAX bytes */
-	EMU_R_BUILD_ID_FAULT,		/* EFAULT: build id unreadable */
-	EMU_R_SFRAME_FAULT,		/* EFAULT: sframe bytes unreadable */
-	EMU_R_SFRAME_TOO_BIG,		/* ENOMEM: section above the emulator's size cap */
-	EMU_R_SFRAME_BUDGET,		/* ENOMEM: the address space's sections above their budget */
-	EMU_R_NOMEM,			/* ENOMEM: the emulator ran out of memory */
-	EMU_R_JIT_HEAD_FAULT,		/* EFAULT: JIT table header unreadable */
-	EMU_R_JIT_HEAD_ALIGN,		/* EINVAL: JIT table header not 8-byte aligned */
-	EMU_R_JIT_USED_LEN,		/* EINVAL: used_len > reserved_len */
-	EMU_R_JIT_FRE_SIZE,		/* EINVAL: fre_size < CODE_JIT_FRE_SIZE_VER0 */
-	EMU_R_JIT_FRE_STRIDE,		/* EINVAL: fre_stride < fre_size or not a multiple of 4 */
-	EMU_R_KERNEL_REFUSES,		/* EINVAL: strict profile, a kernel-patch acceptance rule */
-	/* the registry */
-	EMU_R_OVERLAP,			/* EEXIST: overlaps a registration with the same aspect */
-	EMU_R_LIMIT,			/* ENOSPC: per-process registration limit reached */
-	/* the SFrame section (all EINVAL) */
-	EMU_R_SF_SHORT,			/* shorter than the SFrame header */
-	EMU_R_SF_MAGIC,			/* magic not 0xdee2 */
-	EMU_R_SF_VERSION,		/* version not 1, 2 or 3 */
-	EMU_R_SF_ABI,			/* ABI/arch not the caller's */
-	EMU_R_SF_FLAGS,			/* undefined flag bits */
-	EMU_R_SF_BOUNDS,		/* header offsets or counts outside the section */
-	EMU_R_SF_NOT_SORTED,		/* FDE_SORTED flag missing */
-	EMU_R_SF_FDE_ORDER,		/* FDE start addresses not increasing */
-	EMU_R_SF_FDE_FRES,		/* an FDE's FREs outside the FRE sub-section */
-	EMU_R_SF_FDE_TEXT,		/* an FDE's function outside the text range */
-	EMU_R_SF_FDE_TYPE,		/* v3: unknown FDE type */
-	EMU_R_SF_REP_SIZE,		/* PCMASK FDE with repetition size 0 */
-	EMU_R_SF_FRE_ADDR_SIZE,		/* invalid FRE start-address size */
-	EMU_R_SF_FRE_ORDER,		/* FRE starts not strictly increasing */
-	EMU_R_SF_FRE_OUTSIDE,		/* FRE start outside the function */
-	EMU_R_SF_FRE_OFFSET_SIZE,	/* invalid FRE offset size */
-	EMU_R_SF_FRE_OFFSET_COUNT,	/* invalid FRE offset count */
-	EMU_R_SF_FLEX_CONTROL,		/* v3 FLEX: invalid control word */
+#define EMU_RULE_ID(id, name, err, what) EMU_R_##id,
+	EMU_RULES(EMU_RULE_ID)
+#undef EMU_RULE_ID
 	EMU_R_COUNT
 };
 
@@ -111,6 +125,15 @@ const char *emu_kernel_rule_text(uint32_t bit);
  */
 int emu_reject(struct emu_verdict *v, enum emu_rule rule, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/**
+ * emu_answer() - the answer to a checked call, built from @v alone: 0 when no
+ * rule refused it, else the negative errno of @v's rule, whatever @err the
+ * checks returned. An @err that does not match (a refusal without a rule, an
+ * errno other than its rule's) is an emulator bug: it is printed on stderr,
+ * as a kernel's WARN_ON would, and the rule's errno answered.
+ */
+int emu_answer(const struct emu_verdict *v, int err);
 
 /** emu_verdict_init() - clear @v before a check. */
 void emu_verdict_init(struct emu_verdict *v);

@@ -55,7 +55,14 @@ static inline unsigned int emu_sf_default_max_words(const struct emu_sframe_sect
 	return 1 + !s->hdr.fixed_ra + !s->hdr.fixed_fp;
 }
 
-/* Build the FRE index of a validated section; 0 or -ENOMEM. */
+/*
+ * Check @s against every rule of @p's profile (sframe_validate.c).
+ * Return: 0, or -EINVAL with @v naming the rule.
+ */
+int emu_sf_validate(struct emu_sframe_section *s, const struct emu_sframe_params *p,
+		    struct emu_verdict *v);
+
+/* Build the FRE index of a validated section (sframe_lookup.c); 0 or -ENOMEM. */
 int emu_sf_build_index(struct emu_sframe_section *s);
 
 /* Read the FRE start at byte offset @pos (no bounds check: validated data). */

@@ -5,8 +5,6 @@
  * Work is bounded by the section length: FRE counts are checked against the
  * header's num_fres, which must fit in fre_len.
  */
-#include <stdlib.h>
-
 #include "sframe_internal.h"
 
 #define MIN_FRE_BYTES 2		/* 1-byte start + info byte */
@@ -170,8 +168,8 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 }
 
 /* Header and layout, then every FDE and FRE, then the strict profile's rules. */
-static int validate_section(struct emu_sframe_section *s, const struct emu_sframe_params *p,
-			    struct emu_verdict *v)
+int emu_sf_validate(struct emu_sframe_section *s, const struct emu_sframe_params *p,
+		    struct emu_verdict *v)
 {
 	const struct emu_arch_info *arch = emu_arch_get(p->arch);
 	enum emu_rule r;
@@ -198,54 +196,5 @@ int emu_sframe_validate(const uint8_t *data, size_t len, const struct emu_sframe
 		.data = (uint8_t *)data, .len = len, .addr = p->sframe_addr,
 	};
 
-	return validate_section(&s, p, v);
-}
-
-int emu_sframe_load(uint8_t *data, size_t len, const struct emu_sframe_params *p,
-		    struct emu_sframe_section **out, struct emu_verdict *v)
-{
-	struct emu_sframe_section *s;
-	int err;
-
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		free(data);
-		return emu_reject(v, EMU_R_NOMEM, "out of memory");
-	}
-	*s = (struct emu_sframe_section){ .refs = 1, .data = data, .len = len, .addr = p->sframe_addr };
-	err = validate_section(s, p, v);
-	if (!err && emu_sf_build_index(s))
-		err = emu_reject(v, EMU_R_NOMEM, "out of memory");
-	if (err) {
-		emu_sframe_put(s);
-		return err;
-	}
-	*out = s;
-	return 0;
-}
-
-struct emu_sframe_section *emu_sframe_get(struct emu_sframe_section *s)
-{
-	s->refs++;
-	return s;
-}
-
-void emu_sframe_put(struct emu_sframe_section *s)
-{
-	if (!s || --s->refs)
-		return;
-	free(s->big);
-	free(s->fre_pos);
-	free(s->data);
-	free(s);
-}
-
-const struct emu_sframe_hdr *emu_sframe_header(const struct emu_sframe_section *s)
-{
-	return &s->hdr;
-}
-
-size_t emu_sframe_size(const struct emu_sframe_section *s)
-{
-	return s->len;
+	return emu_sf_validate(&s, p, v);
 }

@@ -213,16 +213,9 @@ int emu_unwind(const struct emu_registry *r, const struct emu_accessor *mem,
 }
 
 static const char *const stop_names[EMU_STOP_COUNT] = {
-	[EMU_STOP_OUTERMOST] = "outermost",
-	[EMU_STOP_RA_ZERO] = "ra-zero",
-	[EMU_STOP_MAX_FRAMES] = "max-frames",
-	[EMU_STOP_CFA_NOT_ABOVE_SP] = "cfa-not-above-sp",
-	[EMU_STOP_CFA_MISALIGNED] = "cfa-misaligned",
-	[EMU_STOP_FP_BELOW_SP] = "fp-below-sp",
-	[EMU_STOP_READ_FAULT] = "read-fault",
-	[EMU_STOP_REG_UNAVAILABLE] = "register-unavailable",
-	[EMU_STOP_SIGNAL_FRAME] = "signal-frame",
-	[EMU_STOP_JIT_INVALID] = "jit-table-invalid",
+#define EMU_STOP_ROW(id, name, what) [EMU_STOP_##id] = name,
+	EMU_STOPS(EMU_STOP_ROW)
+#undef EMU_STOP_ROW
 };
 
 const char *emu_stop_name(enum emu_stop stop)

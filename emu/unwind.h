@@ -29,18 +29,28 @@ struct emu_frame {
 	uint8_t source;
 };
 
-/* Why a walk stopped (never 0: internally 0 means "go on"). */
+/*
+ * Why a walk stopped, in one table (an X-macro): X(ID, name, what); the enum
+ * (EMU_STOP_<ID>) and the names (emu_stop_name()) are made from it. Never
+ * 0: internally 0 means "go on".
+ */
+#define EMU_STOPS(X) \
+	X(OUTERMOST, "outermost", "an outermost FRE: the stack's end") \
+	X(RA_ZERO, "ra-zero", "the return address read is 0") \
+	X(MAX_FRAMES, "max-frames", "the frame limit") \
+	X(CFA_NOT_ABOVE_SP, "cfa-not-above-sp", "the CFA did not move up the stack") \
+	X(CFA_MISALIGNED, "cfa-misaligned", "the CFA is not 8-byte aligned") \
+	X(FP_BELOW_SP, "fp-below-sp", "FP-based CFA with FP below SP") \
+	X(READ_FAULT, "read-fault", "a stack read failed") \
+	X(REG_UNAVAILABLE, "register-unavailable", "the rule needs a register only frame 0 has") \
+	X(SIGNAL_FRAME, "signal-frame", "a signal trampoline (v3 signal FDE)") \
+	X(JIT_INVALID, "jit-table-invalid", "a JIT table turned out malformed")
+
 enum emu_stop {
-	EMU_STOP_OUTERMOST = 1,		/* an outermost FRE: the stack's end */
-	EMU_STOP_RA_ZERO,		/* the return address read is 0 */
-	EMU_STOP_MAX_FRAMES,		/* the frame limit */
-	EMU_STOP_CFA_NOT_ABOVE_SP,	/* the CFA did not move up the stack */
-	EMU_STOP_CFA_MISALIGNED,	/* the CFA is not 8-byte aligned */
-	EMU_STOP_FP_BELOW_SP,		/* FP-based CFA with FP below SP */
-	EMU_STOP_READ_FAULT,		/* a stack read failed */
-	EMU_STOP_REG_UNAVAILABLE,	/* the rule needs a register only frame 0 has */
-	EMU_STOP_SIGNAL_FRAME,		/* a signal trampoline (v3 signal FDE) */
-	EMU_STOP_JIT_INVALID,		/* a JIT table turned out malformed */
+	EMU_STOP_GO_ON = 0,
+#define EMU_STOP_ID(id, name, what) EMU_STOP_##id,
+	EMU_STOPS(EMU_STOP_ID)
+#undef EMU_STOP_ID
 	EMU_STOP_COUNT
 };
 

@@ -135,11 +135,15 @@ static void run_list(struct abi_ctx *ctx, const struct abi_case *list, bool skip
 
 int abi_exec_check(int argc, char **argv);
 
+/*
+ * abi-conformance [--no-skip]: --no-skip makes a skipped case a failure, for
+ * runs where codectl must be there (under codectl-run, or a kernel with it).
+ */
 int main(int argc, char **argv)
 {
 	struct abi_ctx ctx;
 	struct totals t = { 0 };
-	bool supported;
+	bool supported, no_skip = argc > 1 && !strcmp(argv[1], "--no-skip");
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-check"))
 		return abi_exec_check(argc, argv);
@@ -156,5 +160,7 @@ int main(int argc, char **argv)
 	run_list(&ctx, abi_sframe_cases, !supported, &t);
 	run_list(&ctx, abi_lifecycle_cases, !supported, &t);
 	printf("%u passed, %u failed, %u skipped\n", t.passed, t.failed, t.skipped);
-	return t.failed ? 1 : 0;
+	if (no_skip && t.skipped)
+		printf("--no-skip: %u cases skipped\n", t.skipped);
+	return t.failed || (no_skip && t.skipped) ? 1 : 0;
 }

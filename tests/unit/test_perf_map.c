@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * perf maps (supervisor/perf_map.c). The unit tests link only
- * sample_classify.o of the supervisor; perf_map.c needs nothing but libc, so
- * it is compiled into this test.
- */
+/* perf maps (supervisor/oracle/perf_map.c): an untrusted file read by the symbols. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>

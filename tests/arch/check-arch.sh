@@ -1,0 +1,123 @@
+#!/bin/bash
+# check-arch.sh OBJDIR: the layering of tests/arch/layers, checked.
+#
+#  1. the table's arrows point one way (no cycle between parts);
+#  2. every #include of every file of a listed part resolves (as the compiler
+#     does: its own directory, then -Iinclude, then the top) to a file of its
+#     own part or of a part it may include;
+#  3. no source file of supervisor/ reaches itself through the functions it
+#     calls: from the objects in OBJDIR (nm), file A calls file B when A needs
+#     a symbol B defines.
+# Prints each violation; exit status 1 when there is any.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+objdir=${1:?usage: check-arch.sh OBJDIR}
+fail=0
+
+# part -> allowed parts
+declare -A allowed
+while read -r part rest; do
+	[ -z "$part" ] || [ "${part:0:1}" = "#" ] && continue
+	allowed[$part]=" $part $rest "
+done < tests/arch/layers
+
+# 1. the table is a DAG: repeatedly drop parts that allow nothing left
+left=" ${!allowed[*]} "
+while :; do
+	removed=0
+	for p in $left; do
+		deps=0
+		for q in ${allowed[$p]}; do
+			[ "$q" != "$p" ] && [[ $left == *" $q "* ]] && deps=1
+		done
+		[ $deps = 1 ] && continue
+		left=${left/ $p / }
+		removed=1
+	done
+	[ $removed = 0 ] && break
+done
+if [ -n "${left// /}" ]; then
+	echo "check-arch: tests/arch/layers has a cycle among:$left"
+	fail=1
+fi
+
+# the part a file belongs to: its directory, if listed (include/ with its subdirectories)
+part_of() {
+	local d=${1%/*}
+	[ "$d" = "$1" ] && d=.
+	[[ $d == include/* ]] && d=include
+	[ -n "${allowed[$d]+x}" ] && echo "$d"
+}
+
+# 2. includes
+resolve() {	# $1: including file, $2: quoted (q) or angle (a), $3: the name
+	local dir=${1%/*}
+	if [ "$2" = q ] && [ -f "$dir/$3" ]; then
+		realpath -m --relative-to=. "$dir/$3"
+	elif [ -f "include/$3" ]; then
+		echo "include/$3"
+	elif [ "$2" = q ] && [ -f "$3" ]; then
+		echo "$3"
+	fi
+}
+for f in $(git ls-files 'include/*.h' 'emu/*.[ch]' 'supervisor/*.[ch]' 2>/dev/null ||
+		find include emu supervisor -name '*.[ch]'); do
+	from=$(part_of "$f")
+	[ -n "$from" ] || continue
+	while IFS= read -r line; do
+		kind=q
+		[[ $line == *\<* ]] && kind=a
+		name=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]+)[">].*/\1/' <<<"$line")
+		target=$(resolve "$f" $kind "$name")
+		[ -n "$target" ] || continue	# a system header
+		to=$(part_of "$target")
+		if [ -z "$to" ]; then
+			echo "check-arch: $f includes $target, which belongs to no part"
+			fail=1
+		elif [[ ${allowed[$from]} != *" $to "* ]]; then
+			echo "check-arch: $f ($from) includes $target ($to): not allowed"
+			fail=1
+		fi
+	done < <(grep -E '^[[:space:]]*#[[:space:]]*include' "$f")
+done
+
+# 3. no cycle through calls between supervisor's source files
+objs=$(find "$objdir/supervisor" -name '*.o' 2>/dev/null | sort)
+if [ -z "$objs" ]; then
+	echo "check-arch: no objects in $objdir/supervisor: build first"
+	exit 1
+fi
+cycles=$(for o in $objs; do
+		f=${o#"$objdir"/}
+		nm --defined-only -g "$o" | awk -v f="${f%.o}.c" '$2 ~ /[TDBR]/ { print "def", f, $3 }'
+		nm -u "$o" | awk -v f="${f%.o}.c" '{ print "use", f, $2 }'
+	done | awk '
+	$1 == "def" { owner[$3] = $2; files[$2] = 1; next }
+	{ uses[NR] = $2 SUBSEP $3; files[$2] = 1 }
+	END {
+		for (i in uses) {
+			split(uses[i], u, SUBSEP)
+			if ((u[2] in owner) && owner[u[2]] != u[1])
+				edge[u[1], owner[u[2]]] = 1
+		}
+		n = 0
+		for (f in files) name[n++] = f
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				reach[i, j] = ((name[i], name[j]) in edge)
+		for (k = 0; k < n; k++)
+			for (i = 0; i < n; i++)
+				if (reach[i, k])
+					for (j = 0; j < n; j++)
+						if (reach[k, j])
+							reach[i, j] = 1
+		for (i = 0; i < n; i++)
+			if (reach[i, i])
+				print name[i]
+	}' | sort)
+if [ -n "$cycles" ]; then
+	echo "check-arch: supervisor files that reach themselves through calls:" $cycles
+	fail=1
+fi
+[ $fail = 0 ] && echo "check-arch: layering and call graph ok ($(wc -w <<<"$objs") objects)"
+exit $fail

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampling report (supervisor/report/) alone: statistics from walks
+ * classified here, then the text on the log and the --json and --folded
+ * files, compared with what they must say.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "supervisor/report/report.h"
+#include "test_tmp.h"
+
+/* Frames in a fake process: 0x1000 leaf, 0x2000 mid, 0x3000 main, 0x9000 libc. */
+static const char *sym(void *ctx, uint64_t ip, bool caller)
+{
+	(void)ctx;
+	switch ((caller ? ip - 1 : ip) & ~0xfffull) {
+	case 0x1000:
+		return "leaf+0x10";
+	case 0x2000:
+		return "mid+0x20";
+	case 0x3000:
+		return "main+0x30";
+	default:
+		return "[libc.so.6+0x9000]";
+	}
+}
+
+static const struct emu_frame stack3[] = {
+	{ 0x1010, EMU_SRC_REGS }, { 0x2020, EMU_SRC_SFRAME }, { 0x3030, EMU_SRC_SFRAME },
+};
+static const uint64_t ref3[] = { 0x1010, 0x2020, 0x3030 };
+static const uint64_t ref4[] = { 0x1010, 0x2020, 0x3030, 0x9040 };
+static const struct emu_frame stack_fp[] = {
+	{ 0x1010, EMU_SRC_REGS }, { 0x2020, EMU_SRC_SFRAME }, { 0x3030, EMU_SRC_SFRAME },
+	{ 0x9999, EMU_SRC_FP },
+};
+
+/* One sample: our @n frames against libunwind's @ref, classified, counted. */
+static void add(struct sample_stats *st, const struct emu_frame *ours, unsigned int n,
+		const uint64_t *ref, unsigned int n_ref, const char *reason)
+{
+	struct sample_walks w = { .tgid = 42, .tid = 43, .ours = ours, .n = n, .stop = "ra-zero",
+				  .ref = ref, .n_ref = n_ref, .have_ref = true,
+				  .jit_frame = SAMPLE_NO_JIT_FRAME, .freeze_ns = 20000 };
+
+	classify_sample(ours, n, w.jit_frame, ref, n_ref, 0, true, &w.v);
+	w.reason = reason;
+	stats_add(st, &w, "prog", sym, NULL, true);
+}
+
+static struct sample_stats stats;
+static struct run_opts opts;
+
+static void setup(void)
+{
+	static char *argv[] = { "prog", NULL };
+
+	cr_assert_eq(stats_init(&stats, true, 1000000), 0);
+	add(&stats, stack3, 3, ref3, 3, NULL);
+	add(&stats, stack3, 3, ref3, 3, NULL);
+	add(&stats, stack_fp, 4, ref4, 4, "no registration for libc.so.6: frame-pointer fallback");
+	opts = (struct run_opts){ .freq = 999, .crosscheck = true, .stack_bytes = 65536,
+				  .max_frames = 128, .argv = argv };
+}
+
+static void teardown(void)
+{
+	stats_free(&stats);
+}
+
+TestSuite(report, .init = setup, .fini = teardown);
+
+static char *print(void)
+{
+	struct log log = { 0 };
+	size_t len;
+	char *text = NULL;
+	struct report r = { .stats = &stats, .opts = &opts, .perf_events = true, .queue = 128,
+			    .log = &log };
+
+	log.f = open_memstream(&text, &len);
+	cr_assert(log.f);
+	report_print(&r);
+	fclose(log.f);
+	return text;
+}
+
+Test(report, counts_agreement_coverage_and_places)
+{
+	char *text = print();
+
+	cr_assert(strstr(text, "codectl-run: sampling: 3 samples (999 Hz, CPU clock, perf events), "
+			       "0 dropped\n"), "%s", text);
+	cr_assert(strstr(text, "  match 2, sframe-shorter 1, diverged 0, libunwind-failed 0\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "  agreement: 100.0% (3 of 3 samples with an SFrame/JIT step agree "
+			       "with libunwind over their SFrame-covered frames)\n"), "%s", text);
+	cr_assert(strstr(text, "    prog                              100.0%  (3 of 3)\n"), "%s",
+		  text);
+	cr_assert(strstr(text, "    ->   3 [libc.so.6+0x9000]                             fp     | "
+			       "[libc.so.6+0x9000]\n"), "%s", text);
+	cr_assert(strstr(text, "   1. sframe-shorter in main: 1 samples (no registration for "
+			       "libc.so.6: frame-pointer fallback)\n"), "%s", text);
+	cr_assert(strstr(text, "  freeze per sample: median 20.0 us, max 20.0 us\n"), "%s", text);
+	free(text);
+}
+
+Test(report, quiet_prints_nothing)
+{
+	char *text;
+
+	opts.quiet = true;
+	text = print();
+	cr_assert_str_eq(text, "");
+	free(text);
+}
+
+Test(report, json_and_folded_files)
+{
+	char dir[PATH_MAX], json_path[PATH_MAX + 16], folded_path[PATH_MAX + 16], line[256];
+	struct log log = { .f = stderr };
+	struct report r = { .stats = &stats, .opts = &opts, .perf_events = false, .queue = 128,
+			    .registrations = { 5, 1, 2, 3, 0 }, .exit_status = 7, .log = &log };
+	json_error_t e;
+	json_t *j;
+	FILE *f;
+
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-report"));
+	snprintf(json_path, sizeof(json_path), "%s/r.json", dir);
+	snprintf(folded_path, sizeof(folded_path), "%s/r.folded", dir);
+	opts.json_path = json_path;
+	opts.folded_path = folded_path;
+	cr_assert_eq(report_check_files(&log, &opts), 0);
+	cr_assert_eq(report_write_files(&r), 0);
+	j = json_load_file(json_path, 0, &e);
+	cr_assert(j, "%s", e.text);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "run"), "exit_status")),
+		     7);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "run"), "trigger")),
+			 "timer");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "samples"), "match")),
+		     2);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "registrations"),
+							"at_exec")), 3);
+	cr_assert_eq(json_array_size(json_object_get(j, "stacks")), 3);
+	cr_assert_eq(json_array_size(json_object_get(j, "places")), 1);
+	json_decref(j);
+	f = fopen(folded_path, "r");
+	cr_assert(f);
+	cr_assert(fgets(line, sizeof(line), f));
+	cr_assert_str_eq(line, "main;mid;leaf 2\n");
+	cr_assert(fgets(line, sizeof(line), f));
+	cr_assert_str_eq(line, "[libc.so.6];main;mid;leaf 1\n");
+	fclose(f);
+	unlink(json_path);
+	unlink(folded_path);
+	rmdir(dir);
+}
+
+Test(report, unwritable_path_is_refused_before_the_run)
+{
+	struct log log = { 0 };
+	char *text = NULL;
+	size_t len;
+
+	opts.json_path = "/proc/no-such-dir/r.json";
+	log.f = open_memstream(&text, &len);
+	cr_assert_eq(report_check_files(&log, &opts), -1);
+	fclose(log.f);
+	cr_assert(strstr(text, "codectl-run: --json /proc/no-such-dir/r.json: cannot write there"),
+		  "%s", text);
+	free(text);
+}
