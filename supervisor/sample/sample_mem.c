@@ -18,9 +18,11 @@ void sample_mem_init(struct sample_mem *m, const struct sample *smp)
  * The cached page at @page (aligned), read on first use; NULL when unreadable.
  * Pages are never replaced: a walk sees each cached page as it was at its
  * first read, so data published in order (a JIT table's used_len, then its
- * entries) is never seen newer in front of older behind. When the cache is
- * full, *@uncached is set and the caller reads the live process itself
- * (later reads are newer, which that order allows).
+ * entries) is never seen newer in front of older behind. Once the cache is
+ * full, *@uncached is set for every page, cached or not, and the caller
+ * reads the live process itself: every read from then on is newer than
+ * every read before, which that order allows (serving an entry from a page
+ * cached before a used_len read live after would not be).
  */
 static const uint8_t *page_of(struct sample_mem *m, uint64_t page, bool *uncached)
 {
@@ -28,14 +30,12 @@ static const uint8_t *page_of(struct sample_mem *m, uint64_t page, bool *uncache
 				       .iov_len = SAMPLE_MEM_PAGE };
 	unsigned int i;
 
-	*uncached = false;
+	*uncached = m->npages == SAMPLE_MEM_PAGES;
+	if (*uncached)
+		return NULL;
 	for (i = 0; i < m->npages; i++)
 		if (m->page_addr[i] == page)
 			return m->page_ok[i] ? m->page[i] : NULL;
-	if (m->npages == SAMPLE_MEM_PAGES) {
-		*uncached = true;
-		return NULL;
-	}
 	i = m->npages++;
 	local = (struct iovec){ .iov_base = m->page[i], .iov_len = SAMPLE_MEM_PAGE };
 	m->remote_reads++;
