@@ -67,9 +67,11 @@ endif
 # (libFuzzer, sanitizers: libclang-rt-N-dev) and libsframe-dev where sframe.h
 # has a package of its own (binutils 2.45+). libc6-dbg names libc's local
 # functions (__libc_start_call_main, start_thread) in reports and tests;
-# lowdown writes the man pages; strace is what one e2e test runs under.
+# lowdown writes the man pages; strace is what one e2e test runs under;
+# capstone decodes the code the frame-plausibility oracle reads.
 DEB_PKGS := gcc libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
-	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libc6-dbg lowdown strace
+	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libcapstone-dev \
+	libc6-dbg lowdown strace
 
 # Installs what is missing (as root) and writes $(1): the flags of this
 # machine's libraries. Arguments: the file, the package list, the compiler.
@@ -123,6 +125,7 @@ int32_t f(const sframe_decoder_ctx *d, const sframe_frame_row_entry *e, int *err
 	echo "UNWIND_LIBS := $(pc --libs libunwind)"
 	echo "UNWIND_PTRACE_CFLAGS := $(pc --cflags libunwind-ptrace)"
 	echo "UNWIND_PTRACE_LIBS := $(pc --libs libunwind-ptrace libunwind-generic)"
+	echo "CAPSTONE_LIBS := $(pc --libs capstone)"
 	echo "LIBSFRAME_API := $api"
 	echo "CLANG := clang"
 } >"$out.tmp" && mv "$out.tmp" "$out"
@@ -157,7 +160,7 @@ LIBSUPERVISOR := $(O)/libsupervisor.a
 RUN_SRC := $(wildcard supervisor/*.c)
 RUN_OBJ := $(RUN_SRC:%.c=$(O)/obj/%.o)
 # what linking the supervisor's oracles, calls and reports needs
-SUPERVISOR_LIBS = -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson
+SUPERVISOR_LIBS = -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson $(CAPSTONE_LIBS)
 CODECTL_RUN := $(O)/codectl-run
 # The rtld-audit loader module: loaded into traced programs, so never sanitized.
 AUDIT_SRC := $(wildcard emu/user/audit*.c)

@@ -10,9 +10,11 @@
 #define EMU_PROT_READ	0x1
 #define EMU_PROT_WRITE	0x2
 #define EMU_PROT_EXEC	0x4
+#define EMU_VMA_VDSO	0x100	/* not a protection: the kernel's vDSO (code, no file) */
 
 /**
- * struct emu_vma - one mapping, [@start, @end) in bytes, EMU_PROT_* in @prot
+ * struct emu_vma - one mapping, [@start, @end) in bytes, EMU_PROT_* (and
+ *	EMU_VMA_VDSO) in @prot
  * @ident: what is mapped (a file's device, inode and offset, hashed), 0 for
  *	anonymous memory or when unknown: a registration whose text is mapped
  *	again by something else is stale

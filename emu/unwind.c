@@ -2,17 +2,29 @@
 /*
  * Frame walker (codectl-abi.md, "Unwinding"): per frame, the rule of the
  * registration covering the IP (callers: RA - 1), else frame-pointer fallback;
- * then one step checked as the kernel checks it. Knows rules, not formats.
+ * then one step checked as the kernel checks it. A signal return trampoline
+ * is stepped through to the interrupted frame with the registers the kernel
+ * saved (or ends the walk, as in the kernel series). Knows rules, not formats.
  */
+#include <string.h>
+
 #include "jit.h"
+#include "sframe_section.h"
 #include "unwind.h"
 
+/*
+ * @exact: the IP is where the thread was (frame 0, or interrupted by a
+ * signal): looked up as is, not as a return address
+ * @gpr, @gpr_valid: the registers known at this frame (all of them at frame
+ * 0 and at an interrupted frame, none but SP/FP/IP after a step)
+ */
 struct walk {
 	const struct emu_arch_info *arch;
 	const struct emu_accessor *mem;
-	const struct emu_regs *regs0;
 	uint64_t ip, sp, fp;
-	bool topmost;
+	uint64_t gpr[EMU_MAX_REGS];
+	uint32_t gpr_valid;
+	bool exact;
 };
 
 /* The frame-pointer frame: CFA = FP + 16, RA at CFA - 8, caller FP at CFA - 16. */
@@ -23,16 +35,16 @@ static const struct emu_unwind_rule fp_rule = {
 	.fp = { .kind = EMU_LOC_CFA_DEREF, .off = -16 },
 };
 
-/* Registers other than SP, FP and the IP are known in the first frame only. */
+/* Registers other than SP, FP and the IP are known in the first (and an interrupted) frame. */
 static int reg_value(const struct walk *w, unsigned int reg, uint64_t *val)
 {
 	if (reg == w->arch->sp_reg || reg == w->arch->fp_reg || reg == w->arch->ip_reg) {
 		*val = reg == w->arch->sp_reg ? w->sp : reg == w->arch->fp_reg ? w->fp : w->ip;
 		return 0;
 	}
-	if (!w->topmost || reg >= EMU_MAX_REGS || !(w->regs0->gpr_valid & (1u << reg)))
+	if (reg >= EMU_MAX_REGS || !(w->gpr_valid & (1u << reg)))
 		return EMU_STOP_REG_UNAVAILABLE;
-	*val = w->regs0->gpr[reg];
+	*val = w->gpr[reg];
 	return 0;
 }
 
@@ -107,7 +119,59 @@ static int step(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra
 	w->sp = cfa;
 	w->fp = fp;
 	w->ip = *ra;
-	w->topmost = false;
+	w->gpr_valid = 0;
+	w->exact = false;
+	return 0;
+}
+
+static bool code_is(const struct emu_accessor *mem, uint64_t addr, const uint8_t *code,
+		    size_t len)
+{
+	uint8_t buf[EMU_SIGRETURN_MAX];
+
+	return !emu_read(mem, addr, buf, len) && !memcmp(buf, code, len);
+}
+
+bool emu_sigreturn_at(const struct emu_accessor *mem, const struct emu_arch_info *arch,
+		      uint64_t ip, bool exact)
+{
+	const struct emu_sigframe_info *sf = arch->sigframe;
+
+	for (unsigned int i = 0; sf && i < EMU_SIGRETURN_FORMS && sf->code_len[i]; i++) {
+		if (code_is(mem, ip, sf->code[i], sf->code_len[i]))
+			return true;
+		if (exact && ip >= sf->syscall_off[i] &&
+		    code_is(mem, ip - sf->syscall_off[i], sf->code[i], sf->code_len[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Through the signal frame: the interrupted frame's registers, all of them,
+ * from the kernel's save area at the trampoline's SP. Its IP is exact.
+ */
+static int signal_step(struct walk *w, uint64_t *ip)
+{
+	const struct emu_sigframe_info *sf = w->arch->sigframe;
+	uint64_t base = w->sp + sf->regs_off, v[EMU_MAX_REGS];
+	uint32_t valid = 0;
+	int stop;
+
+	for (unsigned int r = 0; r < EMU_MAX_REGS; r++) {
+		if (sf->reg_off[r] < 0)
+			continue;
+		stop = read_word(w, base + (uint64_t)sf->reg_off[r], &v[r]);
+		if (stop)
+			return stop;
+		valid |= 1u << r;
+	}
+	memcpy(w->gpr, v, sizeof(v));
+	w->gpr_valid = valid;
+	w->ip = *ip = v[w->arch->ip_reg];
+	w->sp = v[w->arch->sp_reg];
+	w->fp = v[w->arch->fp_reg];
+	w->exact = true;
 	return 0;
 }
 
@@ -131,7 +195,7 @@ int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
 static int frame_rule(const struct emu_registry *r, const struct walk *w, bool lookup_ra,
 		      struct emu_unwind_rule *rule, uint8_t *src, struct emu_unwind_result *res)
 {
-	uint64_t ip = w->topmost || lookup_ra ? w->ip : w->ip - 1;
+	uint64_t ip = w->exact || lookup_ra ? w->ip : w->ip - 1;
 	const struct emu_registration *reg = emu_registry_find_unwind(r, ip);
 	enum emu_jit_fault fault;
 	int err;
@@ -156,12 +220,30 @@ fallback:
 	return 0;
 }
 
+/*
+ * A v3 SFrame FDE with the signal bit for the function at @w's IP itself (a
+ * return address points at a trampoline's first byte: the RA - 1 lookup
+ * finds the function before it). Only v3 sections have the bit.
+ */
+static bool signal_fde_at(const struct emu_registry *r, const struct walk *w)
+{
+	const struct emu_registration *reg = emu_registry_find_unwind(r, w->ip);
+	struct emu_unwind_rule rule;
+
+	return reg && reg->unwind_kind == EMU_UNWIND_SFRAME &&
+	       emu_sframe_header(reg->sframe)->version >= 3 &&
+	       !emu_sframe_find_rule(reg->sframe, w->ip, &rule) && rule.signal_frame;
+}
+
+static bool at_trampoline(const struct emu_registry *r, const struct walk *w)
+{
+	return emu_sigreturn_at(w->mem, w->arch, w->ip, w->exact) || signal_fde_at(r, w);
+}
+
 static int rule_stop(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra)
 {
 	int stop;
 
-	if (rule->signal_frame)
-		return EMU_STOP_SIGNAL_FRAME;
 	if (rule->outermost)
 		return EMU_STOP_OUTERMOST;
 	stop = step(w, rule, ra);
@@ -170,29 +252,58 @@ static int rule_stop(struct walk *w, const struct emu_unwind_rule *rule, uint64_
 	return stop;
 }
 
+/*
+ * The step from the frame at @w (a signal trampoline when @tramp): through
+ * the signal frame, or by the frame's rule. *@src says which.
+ */
+static int next_frame(const struct emu_registry *r, struct walk *w,
+		      const struct emu_unwind_opts *o, bool tramp, uint64_t *ra, uint8_t *src,
+		      struct emu_unwind_result *res)
+{
+	struct emu_unwind_rule rule;
+	int stop;
+
+	if (!tramp) {
+		stop = frame_rule(r, w, o->lookup_ra, &rule, src, res);
+		if (stop)
+			return stop;
+		tramp = rule.signal_frame;	/* a v3 signal FDE found by the lookup */
+	}
+	if (!tramp)
+		return rule_stop(w, &rule, ra);
+	*src = EMU_SRC_SIGNAL;
+	if (!o->signal_frames || !w->arch->sigframe)
+		return EMU_STOP_SIGNAL_FRAME;
+	stop = signal_step(w, ra);
+	return !stop && !*ra ? EMU_STOP_RA_ZERO : stop;
+}
+
 static void walk(const struct emu_registry *r, struct walk *w, const struct emu_unwind_opts *o,
 		 struct emu_frame *frames, struct emu_unwind_result *res)
 {
-	struct emu_unwind_rule rule;
 	uint64_t ra = 0;
 	uint8_t src = EMU_SRC_REGS;
+	bool tramp;
 	int stop;
 
-	frames[res->nframes++] = (struct emu_frame){ w->ip, EMU_SRC_REGS };
+	frames[res->nframes++] = (struct emu_frame){ w->ip, EMU_SRC_REGS, EMU_FRAME_EXACT };
 	for (;;) {
 		if (res->nframes >= o->max_frames) {
 			res->stop = EMU_STOP_MAX_FRAMES;
 			return;
 		}
-		stop = frame_rule(r, w, o->lookup_ra, &rule, &src, res);
-		if (!stop)
-			stop = rule_stop(w, &rule, &ra);
+		tramp = at_trampoline(r, w);
+		if (tramp)
+			frames[res->nframes - 1].flags |= EMU_FRAME_TRAMPOLINE | EMU_FRAME_EXACT;
+		stop = next_frame(r, w, o, tramp, &ra, &src, res);
 		if (stop) {
 			res->stop = stop;
 			res->stop_source = src;
 			return;
 		}
-		frames[res->nframes++] = (struct emu_frame){ ra, src };
+		frames[res->nframes++] = (struct emu_frame){
+			ra, src, src == EMU_SRC_SIGNAL ? EMU_FRAME_EXACT : 0,
+		};
 	}
 }
 
@@ -201,13 +312,14 @@ int emu_unwind(const struct emu_registry *r, const struct emu_accessor *mem,
 	       struct emu_frame *frames, struct emu_unwind_result *res)
 {
 	struct walk w = {
-		.arch = emu_arch_get(o->arch), .mem = mem, .regs0 = regs,
-		.ip = regs->ip, .sp = regs->sp, .fp = regs->fp, .topmost = true,
+		.arch = emu_arch_get(o->arch), .mem = mem, .ip = regs->ip, .sp = regs->sp,
+		.fp = regs->fp, .gpr_valid = regs->gpr_valid, .exact = true,
 	};
 
 	*res = (struct emu_unwind_result){ .stop_source = EMU_SRC_REGS };
 	if (!w.arch || !o->max_frames)
 		return -EINVAL;
+	memcpy(w.gpr, regs->gpr, sizeof(w.gpr));
 	walk(r, &w, o, frames, res);
 	return 0;
 }
@@ -234,7 +346,7 @@ const char *emu_stop_reason(const struct emu_unwind_result *res)
 
 const char *emu_source_name(enum emu_frame_source src)
 {
-	static const char *const names[] = { "regs", "sframe", "jit", "fp" };
+	static const char *const names[] = { "regs", "sframe", "jit", "fp", "signal" };
 
 	if ((unsigned int)src >= sizeof(names) / sizeof(names[0]))
 		return "unknown";

@@ -15,18 +15,35 @@
 #include "jit.h"
 #include "registry.h"
 
-/* How a frame was reached: frame 0 from the registers, the others by a step. */
+/*
+ * How a frame was reached: frame 0 from the registers, the others by a step
+ * (SIGNAL: through a signal frame, from the registers the kernel saved).
+ */
 enum emu_frame_source {
 	EMU_SRC_REGS = 0,
 	EMU_SRC_SFRAME,
 	EMU_SRC_JIT,
 	EMU_SRC_FP,
+	EMU_SRC_SIGNAL,
 };
 
-/** struct emu_frame - one frame: an IP (frame 0) or return address, and its source */
+/* What a frame's IP is (struct emu_frame's @flags). */
+enum emu_frame_flags {
+	EMU_FRAME_EXACT = 1u << 0,	/* where the thread was, not a return address:
+					 * frame 0 and frames reached through a signal
+					 * frame; look it up and name it as is */
+	EMU_FRAME_TRAMPOLINE = 1u << 1,	/* a signal return trampoline (its IP, at the
+					 * trampoline's first byte, is exact too) */
+};
+
+/**
+ * struct emu_frame - one frame: an IP (frame 0) or return address, how it was
+ *	reached (enum emu_frame_source) and what it is (enum emu_frame_flags)
+ */
 struct emu_frame {
 	uint64_t ip;
 	uint8_t source;
+	uint8_t flags;
 };
 
 /*
@@ -43,7 +60,7 @@ struct emu_frame {
 	X(FP_BELOW_SP, "fp-below-sp", "FP-based CFA with FP below SP") \
 	X(READ_FAULT, "read-fault", "a stack read failed") \
 	X(REG_UNAVAILABLE, "register-unavailable", "the rule needs a register only frame 0 has") \
-	X(SIGNAL_FRAME, "signal-frame", "a signal trampoline (v3 signal FDE)") \
+	X(SIGNAL_FRAME, "signal-frame", "a signal trampoline, not stepped through (kernel profiles)") \
 	X(JIT_INVALID, "jit-table-invalid", "a JIT table turned out malformed")
 
 enum emu_stop {
@@ -75,11 +92,16 @@ struct emu_regs {
  * @max_frames: frames to produce at most (>= 1), the size of the frame array
  * @lookup_ra: look callers up at their return address (the kernel patches,
  *	--strict) instead of return address - 1
+ * @signal_frames: step through signal frames (a trampoline recognised by its
+ *	code or a v3 signal FDE) to the interrupted frame, with the registers the
+ *	kernel saved; false: stop there with EMU_STOP_SIGNAL_FRAME, as the
+ *	kernel series do (none is known to step through them)
  */
 struct emu_unwind_opts {
 	enum emu_arch arch;
 	unsigned int max_frames;
 	bool lookup_ra;
+	bool signal_frames;
 };
 
 /**
@@ -123,8 +145,17 @@ const char *emu_stop_name(enum emu_stop stop);
  */
 const char *emu_stop_reason(const struct emu_unwind_result *res);
 
-/** emu_source_name() - "regs", "sframe", "jit" or "fp". */
+/** emu_source_name() - "regs", "sframe", "jit", "fp" or "signal". */
 const char *emu_source_name(enum emu_frame_source src);
+
+/**
+ * emu_sigreturn_at() - is the code at @ip a signal return trampoline of @arch?
+ * @exact: @ip is where a thread was (frame 0 or an interrupted frame), so it
+ *	may also be the trampoline's system call instruction
+ * Reads the code through @mem; false when it cannot be read.
+ */
+bool emu_sigreturn_at(const struct emu_accessor *mem, const struct emu_arch_info *arch,
+		      uint64_t ip, bool exact);
 
 /**
  * emu_registration_rule() - the rule a registration's unwind aspect gives for @ip

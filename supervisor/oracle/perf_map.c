@@ -312,7 +312,7 @@ static const struct perf_map_entry *find(const struct perf_map *m, uint64_t addr
 	return addr < e->end ? e : NULL;
 }
 
-const char *perf_map_lookup(struct perf_map *m, uint64_t addr, uint64_t *start)
+const char *perf_map_function(struct perf_map *m, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	const struct perf_map_entry *e = find(m, addr);
 
@@ -323,5 +323,13 @@ const char *perf_map_lookup(struct perf_map *m, uint64_t addr, uint64_t *start)
 	if (!e)
 		return NULL;
 	*start = e->start;
+	*end = e->end;
 	return m->names + e->name_off;
+}
+
+const char *perf_map_lookup(struct perf_map *m, uint64_t addr, uint64_t *start)
+{
+	uint64_t end;
+
+	return perf_map_function(m, addr, start, &end);
 }

@@ -103,6 +103,9 @@ void perf_map_new_sample(struct perf_map *m);
  */
 const char *perf_map_lookup(struct perf_map *m, uint64_t addr, uint64_t *start);
 
+/** perf_map_function() - perf_map_lookup(), and the function's end (*@end, exclusive). */
+const char *perf_map_function(struct perf_map *m, uint64_t addr, uint64_t *start, uint64_t *end);
+
 /**
  * perf_map_parse_line() - parse one line (without its newline) "START SIZE name"
  * @line, @len: the line, @len bytes (no NUL needed)

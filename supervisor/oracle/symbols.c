@@ -65,6 +65,22 @@ const char *symbols_object(struct symbols *s, uint64_t ip)
 	return mod ? modules_name(mod) : NULL;
 }
 
+int symbols_function(void *arg, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	struct symbols *s = arg;
+	Dwfl_Module *mod = modules_at(&s->mods, addr);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+
+	if (mod && dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) &&
+	    GELF_ST_TYPE(sym.st_info) == STT_FUNC && off < sym.st_size) {
+		*start = addr - off;
+		*end = *start + sym.st_size;
+		return 0;
+	}
+	return perf_map_function(&s->perf, addr, start, end) ? 0 : -ENOENT;
+}
+
 /* "name+0xOFF" for @ip from the perf map (looked up at @at), or NULL. */
 static char *perf_symbol(struct symbols *d, uint64_t ip, uint64_t at)
 {

@@ -57,6 +57,15 @@ const char *symbols_name(struct symbols *s, uint64_t ip, bool caller);
  */
 const char *symbols_object(struct symbols *s, uint64_t ip);
 
+/**
+ * symbols_function() - the function holding @addr: a symbol of its module
+ * with a size that covers it, else a perf map entry (JIT code); @s is a
+ * struct symbols (the shape of a plausible_function_fn)
+ * @start, @end: its bounds, [@start, @end)
+ * Return: 0, or -ENOENT when no sized symbol or entry holds @addr.
+ */
+int symbols_function(void *s, uint64_t addr, uint64_t *start, uint64_t *end);
+
 #define SOURCE_PROVIDERS 256
 
 /**

@@ -86,7 +86,7 @@ int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, uns
 		   perms, &offset, &dev_major, &dev_minor, &inode) != 7 || *start >= *end)
 		return -EINVAL;
 	*prot = (perms[0] == 'r' ? EMU_PROT_READ : 0) | (perms[1] == 'w' ? EMU_PROT_WRITE : 0) |
-		(perms[2] == 'x' ? EMU_PROT_EXEC : 0);
+		(perms[2] == 'x' ? EMU_PROT_EXEC : 0) | (strstr(line, " [vdso]") ? EMU_VMA_VDSO : 0);
 	/* a file mapping's identity: device, inode and file offset */
 	*ident = inode ? (inode * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)dev_major << 40) ^
 			 ((uint64_t)dev_minor << 20) ^ offset : 0;

@@ -33,8 +33,9 @@ void procfs_exe(pid_t pid, char *buf, size_t size);
 int procfs_maps_read(pid_t pid, struct emu_mappings *m);
 
 /**
- * procfs_maps_parse_line() - the range, EMU_PROT_* bits and file identity
- *	(device, inode, offset; 0 for anonymous memory) of one maps line
+ * procfs_maps_parse_line() - the range, EMU_PROT_* bits (EMU_VMA_VDSO for
+ *	the vDSO) and file identity (device, inode, offset; 0 for anonymous
+ *	memory) of one maps line
  * Return: 0, or -EINVAL.
  */
 int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,

@@ -31,13 +31,13 @@ static const char *sym(void *ctx, uint64_t ip, bool caller)
 }
 
 static const struct emu_frame stack3[] = {
-	{ 0x1010, EMU_SRC_REGS }, { 0x2020, EMU_SRC_SFRAME }, { 0x3030, EMU_SRC_SFRAME },
+	{ .ip = 0x1010, .source = EMU_SRC_REGS }, { .ip = 0x2020, .source = EMU_SRC_SFRAME }, { .ip = 0x3030, .source = EMU_SRC_SFRAME },
 };
 static const uint64_t ref3[] = { 0x1010, 0x2020, 0x3030 };
 static const uint64_t ref4[] = { 0x1010, 0x2020, 0x3030, 0x9040 };
 static const struct emu_frame stack_fp[] = {
-	{ 0x1010, EMU_SRC_REGS }, { 0x2020, EMU_SRC_SFRAME }, { 0x3030, EMU_SRC_SFRAME },
-	{ 0x9999, EMU_SRC_FP },
+	{ .ip = 0x1010, .source = EMU_SRC_REGS }, { .ip = 0x2020, .source = EMU_SRC_SFRAME }, { .ip = 0x3030, .source = EMU_SRC_SFRAME },
+	{ .ip = 0x9999, .source = EMU_SRC_FP },
 };
 
 /* One sample: our @n frames against libunwind's @ref, classified, counted. */

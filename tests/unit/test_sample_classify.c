@@ -4,7 +4,7 @@
 
 #include "supervisor/report/classify.h"
 
-#define F(ip, src) { (ip), EMU_SRC_##src }
+#define F(addr, src) { .ip = (addr), .source = EMU_SRC_##src }
 #define NO_JIT SAMPLE_NO_JIT_FRAME
 
 static const struct emu_frame covered3_fp2[] = {

@@ -27,6 +27,7 @@ static void setup(void)
 	emu_mem_image_add(&fs.img, STACK, stk, sizeof(stk));
 	opts.max_frames = EMU_UNWIND_DEFAULT_MAX_FRAMES;
 	opts.lookup_ra = false;
+	opts.signal_frames = false;
 }
 
 static void teardown(void)
@@ -296,6 +297,7 @@ Test(unwind, flex_drap_dereferenced_cfa)
 	cr_assert_eq(frames[1].ip, 0x888888);
 }
 
+/* The kernel profiles: a v3 signal FDE ends the walk. */
 Test(unwind, signal_frame_stops)
 {
 	struct sfw_fde fde = { .func_start = FAKE_TEXT_A, .func_size = 16, .signal = true };
@@ -347,4 +349,110 @@ Test(unwind, ip_register_known_in_every_frame)
 	walk(FAKE_TEXT_A + 20, slot(2), slot(10));
 	cr_assert_eq(res.nframes, 3, "stop %s", emu_stop_name(res.stop));
 	cr_assert_eq(frames[2].ip, 0x999999);
+}
+
+/*
+ * Signal frames. f0 (FAKE_TEXT_A, an SFrame frame-pointer function) is a
+ * handler that returns to the trampoline at TRAMP; the kernel's ucontext is
+ * at the trampoline's SP, slot(16): the interrupted registers at +40 (struct
+ * sigcontext), with RIP in f2 (FAKE_TEXT_A + 158), RSP slot(60), RBP slot(62);
+ * f2's frame returns to "start" (outermost).
+ */
+#define TRAMP (FAKE_TEXT_A + 0x300)
+#define INTERRUPTED (FAKE_TEXT_A + 128 + 30)
+
+static const uint8_t rt_sigreturn[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+
+static void build_signal_frame(uint64_t tramp)
+{
+	uint64_t *sc = &stk[16 + 40 / 8];	/* struct sigcontext */
+
+	stk[15] = tramp;			/* the handler's RA: pretcode */
+	stk[14] = 0x1111;			/* its caller's FP: none (garbage) */
+	sc[128 / 8] = INTERRUPTED;		/* rip */
+	sc[120 / 8] = slot(60);			/* rsp */
+	sc[80 / 8] = slot(62);			/* rbp */
+	stk[63] = FAKE_TEXT_A + 0x210;		/* the interrupted frame's RA */
+	stk[62] = 0;
+}
+
+Test(unwind, signal_frame_stepped_through_to_the_interrupted_frame)
+{
+	const uint64_t ips[] = { FAKE_TEXT_A + 20, TRAMP, INTERRUPTED, FAKE_TEXT_A + 0x210 };
+	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_SFRAME, EMU_SRC_SIGNAL, EMU_SRC_SFRAME };
+
+	memcpy(fs.text + (TRAMP - FAKE_TEXT_A), rt_sigreturn, sizeof(rt_sigreturn));
+	build_fp_chain(3);
+	build_signal_frame(TRAMP);
+	opts.signal_frames = true;
+	walk(FAKE_TEXT_A + 20, slot(14), slot(14));
+	expect_frames(ips, src, 4);
+	cr_assert_eq(res.stop, EMU_STOP_OUTERMOST);
+	cr_assert_eq(frames[0].flags, EMU_FRAME_EXACT);
+	cr_assert_eq(frames[1].flags, EMU_FRAME_EXACT | EMU_FRAME_TRAMPOLINE);
+	cr_assert_eq(frames[2].flags, EMU_FRAME_EXACT);
+	cr_assert_eq(frames[3].flags, 0);
+}
+
+Test(unwind, signal_frame_ends_the_walk_in_the_kernel_profiles)
+{
+	const uint64_t ips[] = { FAKE_TEXT_A + 20, TRAMP };
+	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_SFRAME };
+
+	memcpy(fs.text + (TRAMP - FAKE_TEXT_A), rt_sigreturn, sizeof(rt_sigreturn));
+	build_fp_chain(3);
+	build_signal_frame(TRAMP);
+	walk(FAKE_TEXT_A + 20, slot(14), slot(14));
+	expect_frames(ips, src, 2);
+	cr_assert_eq(res.stop, EMU_STOP_SIGNAL_FRAME);
+	cr_assert_eq(res.stop_source, EMU_SRC_SIGNAL);
+}
+
+/* Stopped in the trampoline itself, at its system call: SP is the ucontext's. */
+Test(unwind, stopped_in_the_trampoline)
+{
+	const uint64_t ips[] = { TRAMP + 7, INTERRUPTED, FAKE_TEXT_A + 0x210 };
+	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_SIGNAL, EMU_SRC_SFRAME };
+
+	memcpy(fs.text + (TRAMP - FAKE_TEXT_A), rt_sigreturn, sizeof(rt_sigreturn));
+	build_fp_chain(3);
+	build_signal_frame(TRAMP);
+	opts.signal_frames = true;
+	walk(TRAMP + 7, slot(16), 0x2222);
+	expect_frames(ips, src, 3);
+	cr_assert_eq(frames[0].flags, EMU_FRAME_EXACT | EMU_FRAME_TRAMPOLINE);
+}
+
+/* A trampoline the code does not give away: an SFrame v3 FDE with the signal bit. */
+Test(unwind, v3_signal_fde_marks_the_trampoline)
+{
+	const uint64_t ips[] = { FAKE_TEXT_A + 20, FAKE_TEXT_A + 0x380, INTERRUPTED,
+				 FAKE_TEXT_A + 0x210 };
+	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_SFRAME, EMU_SRC_SIGNAL, EMU_SRC_SFRAME };
+	struct sfw_fde fdes[6];
+
+	sample_functions(fdes, 4, FAKE_TEXT_A, 64);
+	fdes[4] = (struct sfw_fde){ .func_start = FAKE_TEXT_A + 0x200, .func_size = 32,
+				    .nfres = 1, .fres = outer_fre };
+	fdes[5] = (struct sfw_fde){ .func_start = FAKE_TEXT_A + 0x380, .func_size = 16,
+				    .signal = true };
+	register_fdes(3, fdes, 6, FAKE_TEXT_A, 0x400);
+	build_signal_frame(FAKE_TEXT_A + 0x380);
+	opts.signal_frames = true;
+	walk(FAKE_TEXT_A + 20, slot(14), slot(14));
+	expect_frames(ips, src, 4);
+}
+
+/* The frame-pointer fallback reaches the trampoline too: no SFrame for the handler. */
+Test(unwind, signal_frame_after_the_frame_pointer_fallback)
+{
+	const uint64_t ips[] = { FAKE_TEXT_B + 20, TRAMP, INTERRUPTED, FAKE_TEXT_A + 0x210 };
+	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_FP, EMU_SRC_SIGNAL, EMU_SRC_SFRAME };
+
+	memcpy(fs.text + (TRAMP - FAKE_TEXT_A), rt_sigreturn, sizeof(rt_sigreturn));
+	build_fp_chain(3);
+	build_signal_frame(TRAMP);
+	opts.signal_frames = true;
+	walk(FAKE_TEXT_B + 20, slot(2), slot(14));
+	expect_frames(ips, src, 4);
 }
