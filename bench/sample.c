@@ -4,7 +4,8 @@
  *   1. On identical samples (a child of this program, stopped 200 times at
  *      random points of a deep recursion, registers and 64 KiB of stack
  *      copied): ns per sample of our unwind and of libunwind's remote unwind
- *      (cache warm, as codectl-run uses it), and the ratio (target >= 20).
+ *      (cache warm, as codectl-run uses it), and the ratio (target >= 20);
+ *      the frame-plausibility oracle's judgement of our frames, cold and warm.
  *   2. The freeze per sample (median, p99) as codectl-run reports it.
  *   3. Wall time of a CPU-bound run of this program: alone, under
  *      codectl-run --freq 1000 --no-crosscheck, and with the cross-check,
@@ -27,6 +28,8 @@
 
 #include "emu/emu.h"
 #include "supervisor/oracle/oracle.h"
+#include "supervisor/oracle/plausible.h"
+#include "supervisor/sample/code_cache.h"
 #include "supervisor/sample/sample_mem.h"
 #include "supervisor/trace/procfs.h"
 #include "supervisor/trace/remote_mem.h"
@@ -102,6 +105,8 @@ struct captured {
 
 struct bench {
 	pid_t child;
+	struct code_cache *code;	/* the child's code pages, as codectl-run keeps them */
+	struct emu_mappings maps;
 	struct captured *samples;
 	struct emu_registry *registry;
 	struct remote_mem self;
@@ -186,7 +191,7 @@ static double time_ours(struct bench *b, unsigned long *frames)
 					      .fp = s->regs.rbp };
 			struct emu_accessor acc;
 
-			sample_mem_init(&mem, s);
+			sample_mem_init(&mem, s, b->code, &b->maps);
 			acc = sample_mem_accessor(&mem);
 			emu_unwind(b->registry, &acc, &r, &o, f, &res);
 			*frames += res.nframes;
@@ -210,7 +215,7 @@ static double time_libunwind(struct bench *b, void *ref, unsigned int reps, unsi
 			struct oracle_input in = { .tid = s->tid, .regs = s->dwarf, .mem = &acc };
 			struct oracle_walk w = { .ips = ips, .max = MAX_FRAMES };
 
-			sample_mem_init(&mem, s);
+			sample_mem_init(&mem, s, b->code, &b->maps);
 			acc = sample_mem_accessor(&mem);
 			oracle_libunwind.walk(ref, &in, &w);
 			*frames += w.n;
@@ -219,28 +224,91 @@ static double time_libunwind(struct bench *b, void *ref, unsigned int reps, unsi
 	return (now_ns() - t0) / ((double)reps * NSAMPLES);
 }
 
+/*
+ * The frame-plausibility oracle on our walks of the same samples (the walks
+ * not timed): one pass with a new oracle (*@cold), then passes with its
+ * cache warm, as codectl-run judges every walk. ns per sample.
+ */
+static int time_plausible(struct bench *b, double *cold, double *warm)
+{
+	struct emu_unwind_opts o = { .arch = EMU_ARCH_X86_64, .max_frames = MAX_FRAMES };
+	struct plausibility *p = plausibility_new();
+	static struct sample_mem mem;
+	struct emu_frame f[MAX_FRAMES];
+	uint64_t ips[MAX_FRAMES];
+	uint8_t flags[MAX_FRAMES], out[MAX_FRAMES];
+	struct emu_unwind_result res;
+	struct symbols sym;
+	double spent = 0, t0;
+
+	symbols_init(&sym, b->child);
+	if (!p)
+		return -1;
+	for (unsigned int rep = 0; rep <= b->reps / 10 + 1; rep++) {
+		if (rep == 1) {
+			*cold = spent / NSAMPLES;
+			spent = 0;
+		}
+		for (int i = 0; i < NSAMPLES; i++) {
+			const struct sample *s = &b->samples[i].smp;
+			struct emu_regs r = { .ip = s->regs.rip, .sp = s->regs.rsp,
+					      .fp = s->regs.rbp };
+			struct emu_accessor acc;
+			struct plausible_env env = { .maps = &b->maps, .registry = b->registry,
+						     .mem = &acc, .function = symbols_function,
+						     .ctx = &sym };
+
+			sample_mem_init(&mem, s, b->code, &b->maps);
+			acc = sample_mem_accessor(&mem);
+			emu_unwind(b->registry, &acc, &r, &o, f, &res);
+			for (unsigned int k = 0; k < res.nframes; k++) {
+				ips[k] = f[k].ip;
+				flags[k] = f[k].flags;
+			}
+			symbols_new_sample(&sym);
+			t0 = now_ns();
+			plausibility_judge(p, &env, ips, flags, res.nframes, out);
+			spent += now_ns() - t0;
+		}
+	}
+	*warm = spent / ((double)(b->reps / 10 + 1) * NSAMPLES);
+	plausibility_free(p);
+	symbols_free(&sym);
+	return 0;
+}
+
 static int part_identical(struct bench *b)
 {
 	void *ref = NULL;
 	unsigned long fo, fl;
-	double ours, lu;
+	double ours, lu, pl_cold = 0, pl_warm = 0;
 
-	if (capture_all(b) || register_exe(b) || oracle_libunwind.open(&ref, b->child, NULL)) {
+	if (capture_all(b) || !(b->code = code_cache_new(b->child)) ||
+	    procfs_maps_read(b->child, &b->maps) || register_exe(b) ||
+	    oracle_libunwind.open(&ref, b->child, NULL)) {
 		fprintf(stderr, "bench/sample: cannot capture samples: %s\n", strerror(errno));
 		return -1;
 	}
 	time_libunwind(b, ref, 1, &fl);	/* warm libunwind's cache */
 	lu = time_libunwind(b, ref, b->reps / 10 + 1, &fl);
 	ours = time_ours(b, &fo);
+	if (time_plausible(b, &pl_cold, &pl_warm)) {
+		fprintf(stderr, "bench/sample: cannot judge the samples\n");
+		return -1;
+	}
 	printf("1. identical samples (%d stops of a 20-60 deep recursion, %.1f frames each):\n",
 	       NSAMPLES, (double)fo / ((double)b->reps * NSAMPLES));
 	printf("   our unwind        %10.0f ns/sample\n", ours);
 	printf("   libunwind remote  %10.0f ns/sample (%.1f frames each, cache warm)\n", lu,
 	       (double)fl / ((double)(b->reps / 10 + 1) * NSAMPLES));
 	printf("   ratio libunwind/ours %.1f (target >= 20)\n", lu / ours);
+	printf("   plausibility of our frames: %.0f ns/sample with a new oracle, %.0f ns/sample "
+	       "with its cache warm (%.2f x our unwind)\n", pl_cold, pl_warm, pl_warm / ours);
 	oracle_libunwind.close(ref);
 	kill(b->child, SIGKILL);
 	waitpid(b->child, NULL, __WALL);
+	code_cache_free(b->code);
+	emu_mappings_free(&b->maps);
 	return 0;
 }
 

@@ -177,9 +177,11 @@ int emu_sframe_find_rule(const struct emu_sframe_section *s, uint64_t ip,
 	err = emu_sframe_find(s, ip, NULL, &fde, &fre);
 	if (err == -ENOENT && fde.signal && ip - fde.func_start < fde.func_size) {
 		*rule = (struct emu_unwind_rule){ .signal_frame = true };
-		return 0;
+		err = 0;
+	} else if (!err) {
+		err = emu_sframe_rule(s, &fde, &fre, rule);
 	}
-	if (err)
-		return err;
-	return emu_sframe_rule(s, &fde, &fre, rule);
+	if (!err)
+		rule->code_end = fde.func_start + fde.func_size;
+	return err;
 }

@@ -253,23 +253,40 @@ static int rule_stop(struct walk *w, const struct emu_unwind_rule *rule, uint64_
 }
 
 /*
- * The step from the frame at @w (a signal trampoline when @tramp): through
- * the signal frame, or by the frame's rule. *@src says which.
+ * Is the frame at @w a signal trampoline? A v3 signal FDE found by the
+ * lookup says so; otherwise its code is read only where a trampoline can
+ * be: where no unwind data describes the code (a trampoline is not given
+ * an SFrame FDE but a v3 signal one), or at a return address just past the
+ * function its lookup found (the kernel's return address is the restorer's
+ * first byte: the RA - 1 lookup lands in the function before it).
+ */
+static bool trampoline(const struct emu_registry *r, const struct walk *w,
+		       const struct emu_unwind_rule *rule, uint8_t src)
+{
+	if (rule->signal_frame)
+		return true;
+	if (src != EMU_SRC_FP && (w->exact || rule->code_end != w->ip))
+		return false;
+	return at_trampoline(r, w);
+}
+
+/*
+ * The step from the frame at @w: through the signal frame when it is a
+ * trampoline (*@tramp), or by the frame's rule. *@src says which.
  */
 static int next_frame(const struct emu_registry *r, struct walk *w,
-		      const struct emu_unwind_opts *o, bool tramp, uint64_t *ra, uint8_t *src,
+		      const struct emu_unwind_opts *o, bool *tramp, uint64_t *ra, uint8_t *src,
 		      struct emu_unwind_result *res)
 {
 	struct emu_unwind_rule rule;
 	int stop;
 
-	if (!tramp) {
-		stop = frame_rule(r, w, o->lookup_ra, &rule, src, res);
-		if (stop)
-			return stop;
-		tramp = rule.signal_frame;	/* a v3 signal FDE found by the lookup */
-	}
-	if (!tramp)
+	*tramp = false;
+	stop = frame_rule(r, w, o->lookup_ra, &rule, src, res);
+	if (stop)
+		return stop;
+	*tramp = trampoline(r, w, &rule, *src);
+	if (!*tramp)
 		return rule_stop(w, &rule, ra);
 	*src = EMU_SRC_SIGNAL;
 	if (!o->signal_frames || !w->arch->sigframe)
@@ -292,10 +309,9 @@ static void walk(const struct emu_registry *r, struct walk *w, const struct emu_
 			res->stop = EMU_STOP_MAX_FRAMES;
 			return;
 		}
-		tramp = at_trampoline(r, w);
+		stop = next_frame(r, w, o, &tramp, &ra, &src, res);
 		if (tramp)
 			frames[res->nframes - 1].flags |= EMU_FRAME_TRAMPOLINE | EMU_FRAME_EXACT;
-		stop = next_frame(r, w, o, tramp, &ra, &src, res);
 		if (stop) {
 			res->stop = stop;
 			res->stop_source = src;

@@ -37,6 +37,9 @@ struct emu_loc_rule {
  * @outermost: no caller; the walk ends here (an FRE without offsets)
  * @signal_frame: the function is a signal trampoline (v3 signal bit)
  * @ra_mangled: AArch64 PAC-signed return address
+ * @code_end: the end (exclusive) of the code the rule was found in, its FDE's
+ *	function or its JIT entry; 0 when unknown. A return address equal to
+ *	it points past the function: maybe at a signal trampoline right after.
  * The caller's SP is the CFA.
  */
 struct emu_unwind_rule {
@@ -49,6 +52,7 @@ struct emu_unwind_rule {
 	bool outermost;
 	bool signal_frame;
 	bool ra_mangled;
+	uint64_t code_end;
 };
 
 #endif /* EMU_UNWIND_RULE_H */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "emu/unwind.h"
 #include "oracle.h"
 
 /**
@@ -65,13 +66,23 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
+/*
+ * An activation's PC is exact (frame 0, or interrupted by a signal: then the
+ * frame before it was the signal trampoline); any other is a return address.
+ */
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
 	struct oracle_walk *w = arg;
+	bool activation = false;
 	Dwarf_Addr pc;
 
-	if (!dwfl_frame_pc(state, &pc, NULL))
+	if (!dwfl_frame_pc(state, &pc, &activation))
 		return -1;
+	if (w->flags) {
+		w->flags[w->n] = activation ? EMU_FRAME_EXACT : 0;
+		if (activation && w->n)
+			w->flags[w->n - 1] |= EMU_FRAME_TRAMPOLINE | EMU_FRAME_EXACT;
+	}
 	w->ips[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }

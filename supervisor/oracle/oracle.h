@@ -15,6 +15,7 @@
 
 #include "emu/accessor.h"
 #include "emu/registry.h"
+#include "plausible.h"
 #include "symbols.h"
 
 /* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, RA (rip). */
@@ -38,11 +39,14 @@ struct oracle_input {
 /**
  * struct oracle_walk - room for a walk and what it found
  * @ips: room for @max addresses: frame 0's IP, then return addresses
+ * @flags: room for @max EMU_FRAME_* flags (what the back-end knows of signal
+ *	frames: EXACT for IPs that are not return addresses), or NULL
  * @n: frames written
  * @retries: walks the back-end tried again with fresh state
  */
 struct oracle_walk {
 	uint64_t *ips;
+	uint8_t *flags;
 	unsigned int max;
 	unsigned int n;
 	unsigned int retries;
@@ -89,18 +93,22 @@ extern const struct oracle_ops oracle_elfutils;
  * struct oracles - one process's oracles and symbols
  * @state: each back-end's state, NULL when it is not used
  * @err: why a back-end could not be opened (-EPERM: not asked for)
+ * @plaus: the frame-plausibility oracle (asked with or without the
+ *	back-ends; NULL when it could not be made)
  * @sym: names for the process's addresses
  */
 struct oracles {
 	pid_t pid;
 	void *state[ORACLE_COUNT];
 	int err[ORACLE_COUNT];
+	struct plausibility *plaus;
 	struct symbols sym;
 };
 
 /**
- * oracles_new() - state for process @pid: its symbols, and the unwinders
- * when @crosscheck (else each one's @err is -EPERM). NULL on ENOMEM.
+ * oracles_new() - state for process @pid: its symbols, the plausibility
+ * oracle, and the unwinders when @crosscheck (else each one's @err is
+ * -EPERM). NULL on ENOMEM.
  */
 struct oracles *oracles_new(pid_t pid, bool crosscheck);
 

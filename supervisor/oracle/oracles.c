@@ -17,6 +17,11 @@ struct oracles *oracles_new(pid_t pid, bool crosscheck)
 	if (!o)
 		return NULL;
 	o->pid = pid;
+	o->plaus = plausibility_new();
+	if (!o->plaus) {
+		free(o);
+		return NULL;
+	}
 	symbols_init(&o->sym, pid);
 	for (int id = 0; id < ORACLE_COUNT; id++)
 		o->err[id] = crosscheck ? backends[id]->open(&o->state[id], pid, &o->sym.mods) :
@@ -33,6 +38,7 @@ void oracles_free(void *arg)
 	for (int id = 0; id < ORACLE_COUNT; id++)
 		if (o->state[id])
 			backends[id]->close(o->state[id]);
+	plausibility_free(o->plaus);
 	symbols_free(&o->sym);
 	free(o);
 }
@@ -42,6 +48,7 @@ void oracles_mappings_changed(struct oracles *o)
 	for (int id = 0; id < ORACLE_COUNT; id++)
 		if (o->state[id])
 			backends[id]->mappings_changed(o->state[id]);
+	plausibility_invalidate(o->plaus);
 	symbols_invalidate(&o->sym);
 }
 

@@ -179,12 +179,40 @@ static size_t parse_lines(struct perf_map *m, const char *buf, size_t len)
 	return (size_t)(p - buf);
 }
 
+/*
+ * Entries [0, @old) were sorted: sort the ones appended since, and merge
+ * them in from the back (a JIT's threads append out of order; sorting the
+ * whole map again at every read of a growing file would cost n log n each).
+ */
+static void sort_appended(struct perf_map *m, size_t old)
+{
+	size_t k = m->n - old, i = old, j = k, o = m->n;
+	struct perf_map_entry *tail;
+
+	qsort(m->v + old, k, sizeof(*m->v), cmp_entry);
+	if (!old || !k || cmp_entry(&m->v[old - 1], &m->v[old]) <= 0)
+		return;
+	tail = malloc(k * sizeof(*tail));
+	if (!tail) {
+		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+		return;
+	}
+	memcpy(tail, m->v + old, k * sizeof(*tail));
+	while (j) {
+		if (i && cmp_entry(&m->v[i - 1], &tail[j - 1]) > 0)
+			m->v[--o] = m->v[--i];
+		else
+			m->v[--o] = tail[--j];
+	}
+	free(tail);
+}
+
 /* Read and parse the file from @m->read_off to @size (at most max_bytes in all). */
 static void read_from(struct perf_map *m, int fd, off_t size)
 {
 	off_t limit = size < (off_t)m->max_bytes ? size : (off_t)m->max_bytes;
 	char *buf = malloc(PERF_MAP_CHUNK);
-	size_t have = 0, used, want;
+	size_t have = 0, used, want, old = m->n;
 	ssize_t r;
 
 	if (size > (off_t)m->max_bytes)
@@ -209,7 +237,7 @@ static void read_from(struct perf_map *m, int fd, off_t size)
 	}
 	free(buf);
 	if (m->unsorted)
-		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+		sort_appended(m, old);
 	m->unsorted = false;
 	m->reads++;
 }

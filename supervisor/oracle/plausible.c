@@ -17,7 +17,8 @@ struct verdict_slot {
 	uint64_t ip;
 	uint64_t callee;
 	uint8_t flags;
-	uint8_t verdict;	/* 0: empty (PLAUSIBLE_UNKNOWN is never kept) */
+	bool used;
+	uint8_t verdict;
 };
 
 /**
@@ -172,6 +173,11 @@ static bool plt_slot(struct plausibility *p, const struct plausible_env *env, ui
 	return false;
 }
 
+/* The callee's function, [start, end): a jump anywhere into it reaches it (a .cold part). */
+struct callee_fn {
+	uint64_t start, end;
+};
+
 /*
  * Does function [@start, @end) reach @callee by direct jumps out of it,
  * through at most @depth functions? PLAUSIBLE_YES, _CALL_TARGET_MISMATCH
@@ -179,7 +185,7 @@ static bool plt_slot(struct plausibility *p, const struct plausible_env *env, ui
  * function too big or unreadable).
  */
 static enum plausible tail_path(struct plausibility *p, const struct plausible_env *env,
-				uint64_t start, uint64_t end, uint64_t callee, int depth)
+				uint64_t start, uint64_t end, const struct callee_fn *callee, int depth)
 {
 	const uint8_t *code = p->scan;
 	size_t len = end - start;
@@ -196,7 +202,7 @@ static enum plausible tail_path(struct plausibility *p, const struct plausible_e
 			return PLAUSIBLE_UNKNOWN;	/* an indirect jump */
 		if (t >= start && t < end)
 			continue;
-		if (t == callee)
+		if (t >= callee->start && t < callee->end)
 			return PLAUSIBLE_YES;
 		if (nouts < sizeof(outs) / sizeof(outs[0]))
 			outs[nouts++] = t;
@@ -220,25 +226,26 @@ static enum plausible tail_path(struct plausibility *p, const struct plausible_e
 static enum plausible check_target(struct plausibility *p, const struct plausible_env *env,
 				   uint64_t target, uint64_t callee_addr)
 {
-	uint64_t cs, ce, ts, te, slot, got;
+	struct callee_fn c;
+	uint64_t ts, te, slot, got;
 
-	if (env->function(env->ctx, callee_addr, &cs, &ce)) {
+	if (env->function(env->ctx, callee_addr, &c.start, &c.end)) {
 		/* no function known there: a PLT stub the thread is in, or unknown */
 		return callee_addr >= target && callee_addr - target < PLT_ENTRY ?
 		       PLAUSIBLE_YES : PLAUSIBLE_UNKNOWN;
 	}
-	if (target == cs)
+	if (target == c.start)
 		return PLAUSIBLE_YES;
 	if (!env->function(env->ctx, target, &ts, &te))
-		return ts == target ? tail_path(p, env, ts, te, cs, TAIL_DEPTH) :
+		return ts == target ? tail_path(p, env, ts, te, &c, TAIL_DEPTH) :
 				      PLAUSIBLE_UNKNOWN;
 	if (!plt_slot(p, env, target, &slot) || emu_read_u64(env->mem, slot, &got))
 		return PLAUSIBLE_UNKNOWN;
-	if (got == cs)
+	if (got == c.start)
 		return PLAUSIBLE_YES;
 	if (env->function(env->ctx, got, &ts, &te) || ts != got)
 		return PLAUSIBLE_UNKNOWN;	/* lazy binding: the GOT points back at the PLT */
-	return tail_path(p, env, ts, te, cs, TAIL_DEPTH);
+	return tail_path(p, env, ts, te, &c, TAIL_DEPTH);
 }
 
 /* One frame: @ip with @flags, below it (called by it) the frame at @callee_addr. */
@@ -289,13 +296,13 @@ void plausibility_judge(struct plausibility *p, const struct plausible_env *env,
 		struct verdict_slot *s = slot_of(p, ips[i], callee);
 
 		p->total++;
-		if (s->verdict && s->ip == ips[i] && s->callee == callee && s->flags == f) {
+		if (s->used && s->ip == ips[i] && s->callee == callee && s->flags == f) {
 			p->hits++;
 			out[i] = s->verdict;
 			continue;
 		}
 		out[i] = judge(p, env, ips[i], f, callee);
-		if (out[i] != PLAUSIBLE_UNKNOWN && cacheable(env, ips[i]))
-			*s = (struct verdict_slot){ ips[i], callee, f, out[i] };
+		if (cacheable(env, ips[i]))
+			*s = (struct verdict_slot){ ips[i], callee, f, true, out[i] };
 	}
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Classification of a sample's walks. */
+/* The verdict on a sample's walks: plausibility first, then libunwind, then elfutils. */
 #include "classify.h"
 
 static unsigned int covered_prefix(const struct emu_frame *f, unsigned int n)
 {
 	unsigned int i = 1;
 
-	while (i < n && (f[i].source == EMU_SRC_SFRAME || f[i].source == EMU_SRC_JIT))
+	while (i < n && (f[i].source == EMU_SRC_SFRAME || f[i].source == EMU_SRC_JIT ||
+			 f[i].source == EMU_SRC_SIGNAL))
 		i++;
 	return n ? i : 0;
 }
@@ -30,35 +31,108 @@ static unsigned int checkable_prefix(const struct sample_verdict *v)
 	return v->covered;
 }
 
-void classify_sample(const struct emu_frame *ours, unsigned int n, unsigned int jit_frame,
-		     const uint64_t *ref, unsigned int n_ref, int ref_err, bool have_ref,
-		     struct sample_verdict *v)
+static bool bad(const uint8_t *plaus, unsigned int i)
 {
-	/* frames libunwind can check: up to and including the first JIT frame */
-	unsigned int checkable = jit_frame < n ? jit_frame + 1 : UINT_MAX, d;
+	return plaus && plausible_bad(plaus[i]);
+}
+
+/* The first frame in [@from, @to) that plausibility says is wrong; @to when none. */
+static unsigned int first_bad(const uint8_t *plaus, unsigned int from, unsigned int to)
+{
+	while (from < to && !bad(plaus, from))
+		from++;
+	return from;
+}
+
+static void wrong(struct sample_verdict *v, enum sample_class cls, unsigned int frame,
+		  uint8_t why)
+{
+	v->cls = cls;
+	v->wrong_frame = frame;
+	v->why = why;
+}
+
+/*
+ * An RA of 0 read through an SFrame or JIT row not marked outermost ends a
+ * walk the reference goes on with, plausibly: the row was wrong.
+ */
+static bool ra_zero_finding(const struct sample_walks_in *in, const struct sample_verdict *v,
+			    unsigned int d)
+{
+	return in->stop == EMU_STOP_RA_ZERO && d == in->n && v->covered == in->n &&
+	       (in->stop_source == EMU_SRC_SFRAME || in->stop_source == EMU_SRC_JIT) &&
+	       in->n_ref > in->n && in->ref_plaus && in->ref_plaus[in->n] == PLAUSIBLE_YES;
+}
+
+/*
+ * The covered prefix agreed with (or past the last frame libunwind can
+ * check): what happened after it, at the first difference @d.
+ */
+static void after_covered(const struct sample_walks_in *in, struct sample_verdict *v,
+			  unsigned int d)
+{
+	unsigned int ours_bad = first_bad(in->plaus, v->covered, in->n);
+	unsigned int ref_bad = first_bad(in->ref_plaus, d, in->n_ref);
+
+	if (ra_zero_finding(in, v, d))
+		return wrong(v, SC_OURS_WRONG, in->n, WHY_RA_ZERO_NOT_OUTERMOST);
+	if (ours_bad < in->n && ours_bad <= d)	/* our fallback went wrong first */
+		return wrong(v, SC_ASTRAY, ours_bad, in->plaus[ours_bad]);
+	if (ref_bad < in->n_ref && (ref_bad == d || d == in->n))
+		return wrong(v, SC_LIBUNWIND_FAILED, ref_bad, in->ref_plaus[ref_bad]);
+	if (d == in->n_ref && d < in->n && in->plaus && in->plaus[d] == PLAUSIBLE_YES)
+		return wrong(v, SC_LIBUNWIND_FAILED, d, 0);	/* it stopped short */
+	if (ours_bad < in->n)
+		return wrong(v, SC_ASTRAY, ours_bad, in->plaus[ours_bad]);
+	if (d < in->n)
+		v->cls = SC_ASTRAY;	/* not libunwind's, which is not known wrong */
+	else if (d < in->n_ref)
+		v->cls = SC_ENDED;	/* ours stopped; libunwind's plausible walk goes on */
+	else
+		v->cls = SC_MATCH;
+}
+
+/* The walks part inside the covered prefix, at @d; ours is not implausible there. */
+static void inside_covered(const struct sample_walks_in *in, struct sample_verdict *v,
+			   unsigned int d)
+{
+	if (d < in->n_ref && bad(in->ref_plaus, d))
+		return wrong(v, SC_LIBUNWIND_FAILED, d, in->ref_plaus[d]);
+	if (d == in->n_ref && in->plaus && in->plaus[d] == PLAUSIBLE_YES)
+		return wrong(v, SC_LIBUNWIND_FAILED, d, 0);	/* it stopped where we go on */
+	v->cls = SC_DIVERGED;	/* plausibility cannot tell: elfutils will */
+}
+
+void classify_sample(const struct sample_walks_in *in, struct sample_verdict *v)
+{
+	unsigned int checkable = in->jit_frame < in->n ? in->jit_frame + 1 : UINT_MAX, d, k;
 
 	*v = (struct sample_verdict){
-		.covered = covered_prefix(ours, n),
-		.jit_frame = jit_frame < n ? jit_frame : SAMPLE_NO_JIT_FRAME,
+		.covered = covered_prefix(in->ours, in->n),
+		.jit_frame = in->jit_frame < in->n ? in->jit_frame : SAMPLE_NO_JIT_FRAME,
 	};
 	v->has_step = v->covered >= 2;
-	if (!have_ref) {
+	k = first_bad(in->plaus, 1, v->covered);
+	d = in->have_ref ? first_difference(in->ours, in->n, in->ref, in->n_ref) : 0;
+	v->first_difference = d;
+	if (k < v->covered) {
+		bool libunwind_too = in->have_ref && k < in->n_ref && in->ref[k] == in->ours[k].ip;
+
+		return wrong(v, libunwind_too ? SC_BOTH_WRONG : SC_OURS_WRONG, k, in->plaus[k]);
+	}
+	if (!in->have_ref) {
 		v->cls = SC_UNCHECKED;
 		return;
 	}
-	d = first_difference(ours, n, ref, n_ref);
-	v->first_difference = d;
 	v->agrees = v->has_step && d >= checkable_prefix(v);
-	if (d == n && d == n_ref)
-		v->cls = SC_MATCH;
-	else if (d >= checkable)	/* past the JIT frame: only our coverage counts */
-		v->cls = d < v->covered ? SC_JIT_UNCHECKED : SC_SFRAME_SHORTER;
-	else if (d == n_ref && (d < v->covered || (ref_err < 0 && n_ref <= 1 && n > 1)))
-		v->cls = SC_LIBUNWIND_FAILED;	/* it stopped (or failed) where we went on */
-	else if (d >= v->covered)
-		v->cls = SC_SFRAME_SHORTER;
+	if (d >= checkable && d < v->covered)
+		v->cls = SC_JIT_UNCHECKED;	/* past the JIT frame: only our coverage counts */
+	else if (d >= v->covered || d >= checkable)
+		after_covered(in, v, d);
 	else
-		v->cls = SC_DIVERGED;
+		inside_covered(in, v, d);
+	if (v->cls == SC_OURS_WRONG)
+		v->agrees = false;
 }
 
 bool classify_disagrees(const struct sample_verdict *v)
@@ -68,46 +142,82 @@ bool classify_disagrees(const struct sample_verdict *v)
 
 bool classify_needs_third_opinion(const struct sample_verdict *v)
 {
-	return v->has_step && !v->agrees && v->cls != SC_UNCHECKED;
+	return v->cls == SC_DIVERGED;
 }
 
-void classify_side(struct sample_verdict *v, const struct emu_frame *ours, unsigned int n,
-		 const uint64_t *ref, unsigned int n_ref, const uint64_t *elf, unsigned int n_elf)
+void classify_side(struct sample_verdict *v, const struct sample_walks_in *in,
+		   const uint64_t *elf, const uint8_t *elf_plaus, unsigned int n_elf)
 {
-	unsigned int d = v->first_difference, i;
+	unsigned int d = v->first_difference, i, elf_bad = first_bad(elf_plaus, 1, n_elf);
 	bool ours_ok = true;
 
 	/* elfutils with us: it has our covered prefix exactly, as far as it can check it */
-	for (i = 0; i < checkable_prefix(v) && i < n; i++)
-		if (i >= n_elf || elf[i] != ours[i].ip)
+	for (i = 0; i < checkable_prefix(v) && i < in->n; i++)
+		if (i >= n_elf || elf[i] != in->ours[i].ip)
 			ours_ok = false;
 	if (ours_ok)
 		v->side = SIDE_US;
-	else if (d < n_elf && d < n_ref && elf[d] == ref[d])
+	else if (elf_bad < n_elf && elf_bad <= d)
+		v->side = SIDE_NEITHER;	/* its own walk is wrong by then */
+	else if (d < n_elf && d < in->n_ref && elf[d] == in->ref[d])
 		v->side = SIDE_LIBUNWIND;
-	else if (d >= n_ref && n_elf == n_ref)
+	else if (d >= in->n_ref && n_elf == in->n_ref)
 		v->side = SIDE_LIBUNWIND;	/* it ends where libunwind ends */
 	else
 		v->side = SIDE_NEITHER;
 }
 
+enum sample_outcome classify_outcome(const struct sample_verdict *v)
+{
+	switch (v->cls) {
+	case SC_OURS_WRONG:
+		return OUTCOME_OURS_WRONG;
+	case SC_BOTH_WRONG:
+		return OUTCOME_BOTH_WRONG;
+	case SC_UNCHECKED:
+		return OUTCOME_UNVERIFIABLE;
+	case SC_DIVERGED:
+		return v->side == SIDE_US ? OUTCOME_VERIFIED : v->side == SIDE_LIBUNWIND ?
+		       OUTCOME_OURS_WRONG : OUTCOME_UNVERIFIABLE;
+	default:
+		return OUTCOME_VERIFIED;
+	}
+}
+
+bool classify_libunwind_wrong(const struct sample_verdict *v)
+{
+	return v->cls == SC_LIBUNWIND_FAILED || v->cls == SC_BOTH_WRONG ||
+	       (v->cls == SC_DIVERGED && v->side == SIDE_US);
+}
+
 bool classify_check_failed(const struct sample_verdict *v)
 {
-	return v->has_step && !v->agrees && v->cls != SC_UNCHECKED && v->side != SIDE_US;
+	if (v->cls == SC_OURS_WRONG || v->cls == SC_BOTH_WRONG)
+		return true;
+	return v->cls == SC_DIVERGED && v->side != SIDE_US;
 }
 
 const char *classify_class_name(enum sample_class c)
 {
 	static const char *const names[SC_COUNT] = {
-		[SC_MATCH] = "match",
-		[SC_SFRAME_SHORTER] = "sframe-shorter",
-		[SC_DIVERGED] = "diverged",
-		[SC_LIBUNWIND_FAILED] = "libunwind-failed",
-		[SC_UNCHECKED] = "unchecked",
-		[SC_JIT_UNCHECKED] = "jit-unchecked",
+#define SAMPLE_CLASS_NAME(id, name, what) [SC_##id] = name,
+		SAMPLE_CLASSES(SAMPLE_CLASS_NAME)
+#undef SAMPLE_CLASS_NAME
 	};
 
 	return c < SC_COUNT ? names[c] : "?";
+}
+
+const char *classify_outcome_name(enum sample_outcome o)
+{
+	static const char *const names[OUTCOME_COUNT] = {
+		[OUTCOME_VERIFIED] = "verified",
+		[OUTCOME_OURS_WRONG] = "ours-wrong",
+		[OUTCOME_BOTH_WRONG] = "both-wrong",
+		[OUTCOME_UNVERIFIABLE] = "unverifiable",
+	};
+
+	return o < OUTCOME_COUNT ? names[o] : "?";
 }
 
 const char *classify_side_name(enum elfutils_side s)
@@ -122,4 +232,11 @@ const char *classify_side_name(enum elfutils_side s)
 	default:
 		return "";
 	}
+}
+
+const char *classify_why_name(uint8_t why)
+{
+	if (why == WHY_RA_ZERO_NOT_OUTERMOST)
+		return "ra-zero-not-outermost";
+	return why ? plausible_name(why) : "";
 }

@@ -1,20 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Comparing one sample's walks: ours (emu/ unwinder) against libunwind's,
- * and, when they disagree, elfutils' as the third opinion.
+ * The verdict on one sample: is our walk right, as far as it can be told?
  *
  * A walk's covered prefix is frame 0 and every following frame reached by an
- * SFrame or JIT step, up to (not including) the first frame reached any other
- * way (frame-pointer fallback). The sample agrees when it has at least one
- * SFrame/JIT step and its covered prefix equals libunwind's frames at the
- * same depths, as far as libunwind can check them.
+ * SFrame or JIT step (or through a signal frame), up to (not including) the
+ * first frame reached any other way (frame-pointer fallback). Three things
+ * judge it:
+ *
+ *  - the frame-plausibility oracle (oracle/plausible.h), on every frame of
+ *    every walk: a frame that is not code, not after a call, or after a call
+ *    to another function is wrong, whoever found it and whatever the others
+ *    say. A covered prefix holding such a frame makes the sample ours-wrong
+ *    (both-wrong when libunwind has the same frame); where the walks part,
+ *    the side with such a frame is the wrong one;
+ *  - libunwind's walk (DWARF CFI): the covered prefix must equal its frames,
+ *    as far as it can check them;
+ *  - elfutils' walk, asked only when the walks part and plausibility cannot
+ *    tell which is right.
  *
  * libunwind cannot read JIT unwind tables (nor, remotely on x86-64, any
  * dynamic unwind info registered with _U_dyn_register: see oracle/libunwind.c): it
  * reaches the first frame whose IP is in JIT code from that frame's callee,
  * whose unwind info it has, but a step out of JIT code is its own guess. So
  * frames up to and including the first JIT frame are compared, and a
- * difference after it is not a disagreement (SC_JIT_UNCHECKED).
+ * difference after it is not a disagreement (SC_JIT_UNCHECKED); plausibility
+ * still judges every frame.
  */
 #ifndef SUPERVISOR_REPORT_CLASSIFY_H
 #define SUPERVISOR_REPORT_CLASSIFY_H
@@ -24,18 +34,30 @@
 #include <stdint.h>
 
 #include "emu/unwind.h"
+#include "supervisor/oracle/plausible.h"
+
+/* X(ID, name, what): enum sample_class (SC_<ID>) and its names from one table. */
+#define SAMPLE_CLASSES(X) \
+	X(MATCH, "match", "the same frames, none implausible") \
+	X(ENDED, "ended", "the covered prefix is right; our walk ended where libunwind's goes on") \
+	X(ASTRAY, "astray", "the covered prefix is right; the frame-pointer fallback after it " \
+	  "found a frame that is implausible or not libunwind's") \
+	X(DIVERGED, "diverged", "a frame of the covered prefix differs from libunwind's, " \
+	  "and neither is implausible (elfutils decides)") \
+	X(LIBUNWIND_FAILED, "libunwind-failed", "libunwind's walk is the wrong one: an " \
+	  "implausible frame, or it ended inside our plausible covered prefix") \
+	X(OURS_WRONG, "ours-wrong", "our covered prefix holds an implausible frame libunwind " \
+	  "does not have, or RA 0 through a row that is not outermost") \
+	X(BOTH_WRONG, "both-wrong", "our covered prefix holds an implausible frame, and " \
+	  "libunwind's walk has it too") \
+	X(UNCHECKED, "unchecked", "no cross-check (--no-crosscheck, or no libunwind)") \
+	X(JIT_UNCHECKED, "jit-unchecked", "equal up to the first JIT frame; they part after " \
+	  "it, where libunwind has no unwind info")
 
 enum sample_class {
-	SC_MATCH = 0,		/* the same frames */
-	SC_SFRAME_SHORTER,	/* equal over the covered prefix; ours ended or
-				 * went astray (FP fallback) after it */
-	SC_DIVERGED,		/* a frame of the covered prefix differs */
-	SC_LIBUNWIND_FAILED,	/* libunwind stopped (or failed) inside our
-				 * covered prefix, or failed at its first step */
-	SC_UNCHECKED,		/* no cross-check (--no-crosscheck, or no libunwind) */
-	SC_JIT_UNCHECKED,	/* equal up to the first JIT frame; they part (or
-				 * libunwind ends) after it, inside our covered
-				 * prefix, where libunwind has no unwind info */
+#define SAMPLE_CLASS_ID(id, name, what) SC_##id,
+	SAMPLE_CLASSES(SAMPLE_CLASS_ID)
+#undef SAMPLE_CLASS_ID
 	SC_COUNT
 };
 
@@ -47,8 +69,48 @@ enum elfutils_side {
 	SIDE_NEITHER,
 };
 
+/* What the sample says of our walk's covered prefix, for the headline. */
+enum sample_outcome {
+	OUTCOME_VERIFIED,	/* right: plausible and agreed with, or libunwind the wrong one */
+	OUTCOME_OURS_WRONG,
+	OUTCOME_BOTH_WRONG,
+	OUTCOME_UNVERIFIABLE,	/* not cross-checked, or no witness could decide */
+	OUTCOME_COUNT
+};
+
+/*
+ * Why a walk is wrong (struct sample_verdict's @why): 0 for nothing, an
+ * implausible frame's enum plausible, or a finding that is not about one frame.
+ */
+#define WHY_RA_ZERO_NOT_OUTERMOST PLAUSIBLE_COUNT	/* RA 0 through a row not marked outermost */
+#define WHY_COUNT (PLAUSIBLE_COUNT + 1)
+
 /* No frame of the walk is in JIT code. */
 #define SAMPLE_NO_JIT_FRAME UINT_MAX
+
+/**
+ * struct sample_walks_in - one sample's walks, as the classification reads them
+ * @ours, @n: our frames; @plaus: their plausibility (enum plausible; NULL: all unknown)
+ * @stop, @stop_source: why our walk ended, and the step that did (EMU_SRC_*)
+ * @jit_frame: index of our first frame whose IP is in JIT code, or
+ *	SAMPLE_NO_JIT_FRAME; frames after it are not compared with libunwind
+ * @ref, @n_ref, @ref_plaus: libunwind's IPs and their plausibility
+ * @ref_err: libunwind's result (0: it reached the end; < 0: it failed at
+ *	frame @n_ref); @have_ref: libunwind ran at all
+ */
+struct sample_walks_in {
+	const struct emu_frame *ours;
+	const uint8_t *plaus;
+	unsigned int n;
+	uint8_t stop;
+	uint8_t stop_source;
+	unsigned int jit_frame;
+	const uint64_t *ref;
+	const uint8_t *ref_plaus;
+	unsigned int n_ref;
+	int ref_err;
+	bool have_ref;
+};
 
 /**
  * struct sample_verdict - what the comparison found
@@ -56,9 +118,13 @@ enum elfutils_side {
  * @jit_frame: index of the first frame whose IP is in JIT code, the last
  *	frame libunwind can check (SAMPLE_NO_JIT_FRAME: none)
  * @has_step: the walk took at least one SFrame/JIT step (@covered >= 2)
- * @agrees: see the file comment; false without a cross-check
+ * @agrees: the covered prefix equals libunwind's frames (as far as they can
+ *	be checked), with a step, and none of it implausible
  * @first_difference: index of the first frame that differs (or the shorter
  *	walk's length); meaningful unless @cls is SC_MATCH
+ * @wrong_frame, @why: the frame a verdict of a wrong walk is about, and why
+ *	(enum plausible, or WHY_RA_ZERO_NOT_OUTERMOST); @why 0 for none
+ * @side: elfutils' (SC_DIVERGED only)
  */
 struct sample_verdict {
 	enum sample_class cls;
@@ -67,19 +133,13 @@ struct sample_verdict {
 	bool has_step;
 	bool agrees;
 	unsigned int first_difference;
+	unsigned int wrong_frame;
+	uint8_t why;
 	enum elfutils_side side;
 };
 
-/**
- * classify_sample() - compare our @n frames with libunwind's @n_ref IPs
- * @jit_frame: index of our first frame whose IP is in JIT code, or
- *	SAMPLE_NO_JIT_FRAME; frames after it are not compared
- * @ref_err: libunwind's result (0: it reached the end; < 0: it failed at
- *	frame @n_ref); @have_ref: libunwind ran at all
- */
-void classify_sample(const struct emu_frame *ours, unsigned int n, unsigned int jit_frame,
-		     const uint64_t *ref, unsigned int n_ref, int ref_err, bool have_ref,
-		     struct sample_verdict *v);
+/** classify_sample() - the verdict on @in's walks (elfutils' side comes later). */
+void classify_sample(const struct sample_walks_in *in, struct sample_verdict *v);
 
 /** classify_needs_third_opinion() - should elfutils be asked about @v's sample? */
 bool classify_needs_third_opinion(const struct sample_verdict *v);
@@ -87,27 +147,41 @@ bool classify_needs_third_opinion(const struct sample_verdict *v);
 /**
  * classify_side() - set @v->side from elfutils' @n_elf PCs: whose frame it has
  * at the first difference (only up to the covered prefix matters, and not
- * past the first JIT frame: elfutils has no JIT unwind info either)
+ * past the first JIT frame: elfutils has no JIT unwind info either); a walk
+ * of its own that is implausible by then sides with nobody
+ * @elf_plaus: plausibility of @elf's frames (NULL: all unknown)
  */
-void classify_side(struct sample_verdict *v, const struct emu_frame *ours, unsigned int n,
-		 const uint64_t *ref, unsigned int n_ref, const uint64_t *elf, unsigned int n_elf);
+void classify_side(struct sample_verdict *v, const struct sample_walks_in *in,
+		   const uint64_t *elf, const uint8_t *elf_plaus, unsigned int n_elf);
 
-/** classify_check_failed() - does @v fail --check (disagreement not sided with us)? */
+/** classify_outcome() - what @v says of our covered prefix (the report's headline). */
+enum sample_outcome classify_outcome(const struct sample_verdict *v);
+
+/** classify_libunwind_wrong() - @v's sample shows libunwind's walk wrong. */
+bool classify_libunwind_wrong(const struct sample_verdict *v);
+
+/**
+ * classify_check_failed() - does @v fail --check: our covered prefix is
+ * wrong, or the walks part and elfutils does not side with us?
+ */
 bool classify_check_failed(const struct sample_verdict *v);
 
 /**
- * classify_disagrees() - is @v's sample a disagreement (kept as an example,
- * counted at its place): neither a match nor left unchecked?
+ * classify_disagrees() - is @v's sample kept as an example and counted at its
+ * place: neither a match nor left unchecked (nor JIT-unchecked)?
  */
 bool classify_disagrees(const struct sample_verdict *v);
 
-/**
- * classify_class_name() - "match", "sframe-shorter", "diverged", "libunwind-failed",
- * "unchecked", "jit-unchecked"
- */
+/** classify_class_name() - "match", "ended", "astray", "diverged", ... */
 const char *classify_class_name(enum sample_class c);
+
+/** classify_outcome_name() - "verified", "ours-wrong", "both-wrong", "unverifiable". */
+const char *classify_outcome_name(enum sample_outcome o);
 
 /** classify_side_name() - "", "codectl-run", "libunwind", "neither". */
 const char *classify_side_name(enum elfutils_side s);
+
+/** classify_why_name() - "not-code", ..., "ra-zero-not-outermost"; "" for none. */
+const char *classify_why_name(uint8_t why);
 
 #endif /* SUPERVISOR_REPORT_CLASSIFY_H */

@@ -95,12 +95,38 @@ static json_t *jit_invalid_json(const struct sample_stats *st)
 	}
 	return o;
 }
+/* The classes issue 13 added, the headline's outcomes and the wrong frames by why. */
+static void verdict_counts(json_t *o, const struct sample_stats *st)
+{
+	static const struct {
+		const char *key;
+		enum sample_class cls;
+	} added[] = { { "ended", SC_ENDED }, { "astray", SC_ASTRAY },
+		      { "ours_wrong", SC_OURS_WRONG }, { "both_wrong", SC_BOTH_WRONG } };
+	json_t *why = json_object();
+
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++)
+		json_object_set_new(o, added[i].key,
+				    json_integer((json_int_t)st->by_class[added[i].cls]));
+	json_object_set_new(o, "verified", json_integer((json_int_t)st->outcome[OUTCOME_VERIFIED]));
+	json_object_set_new(o, "unverifiable",
+			    json_integer((json_int_t)st->outcome[OUTCOME_UNVERIFIABLE]));
+	json_object_set_new(o, "wrong", json_pack("{s:I,s:I,s:I}",
+		"ours", (json_int_t)st->outcome[OUTCOME_OURS_WRONG],
+		"libunwind", (json_int_t)st->libunwind_wrong,
+		"both", (json_int_t)st->outcome[OUTCOME_BOTH_WRONG]));
+	for (unsigned int w = 1; why && w < WHY_COUNT; w++)
+		json_object_set_new(why, classify_why_name(w), json_integer((json_int_t)st->findings[w]));
+	json_object_set_new(o, "wrong_frames", why);
+}
+
 static json_t *counts_json(const struct sample_stats *st)
 {
 	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
 			 "total", (json_int_t)st->total,
 			 "match", (json_int_t)st->by_class[SC_MATCH],
-			 "sframe_shorter", (json_int_t)st->by_class[SC_SFRAME_SHORTER],
+			 "sframe_shorter",
+			 (json_int_t)(st->by_class[SC_ENDED] + st->by_class[SC_ASTRAY]),
 			 "diverged", (json_int_t)st->by_class[SC_DIVERGED],
 			 "libunwind_failed", (json_int_t)st->by_class[SC_LIBUNWIND_FAILED],
 			 "unchecked", (json_int_t)st->by_class[SC_UNCHECKED],
@@ -122,6 +148,7 @@ static json_t *counts_json(const struct sample_stats *st)
 	json_object_set_new(o, "jit_frames", json_integer((json_int_t)st->jit_frames));
 	json_object_set_new(o, "jit_table_invalid", jit_invalid_json(st));
 	json_object_set_new(o, "stack_past_copy", json_integer((json_int_t)st->stack_past_copy));
+	verdict_counts(o, st);
 	return o;
 }
 
@@ -147,8 +174,9 @@ static json_t *places_json(const struct sample_stats *st)
 	json_t *a = json_array();
 
 	for (i = 0; a && i < n; i++)
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:{s:I,s:I,s:I},s:O}",
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:I,s:{s:I,s:I,s:I},s:O}",
 			"class", classify_class_name(v[i]->cls), "function", v[i]->function,
+			"why", classify_why_name(v[i]->why),
 			"reason", v[i]->reason, "samples", (json_int_t)v[i]->count,
 			"elfutils", "with_us", (json_int_t)v[i]->side[SIDE_US],
 			"with_libunwind", (json_int_t)v[i]->side[SIDE_LIBUNWIND],
@@ -194,8 +222,13 @@ static json_t *cost_json(struct sample_stats *st)
 			 "elfutils_per_walk_us", st->n_elf_walks ?
 				(double)st->elf_ns / st->n_elf_walks / 1e3 : 0.0);
 
-	if (o)
-		json_object_set_new(o, "libunwind_retries", json_integer((json_int_t)st->ref_retries));
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "libunwind_retries", json_integer((json_int_t)st->ref_retries));
+	json_object_set_new(o, "plausibility_per_sample_us",
+			    json_real(st->total ? (double)st->plaus_ns / st->total / 1e3 : 0.0));
+	json_object_set_new(o, "frames_judged", json_integer((json_int_t)st->plaus_frames));
+	json_object_set_new(o, "frames_judged_from_cache", json_integer((json_int_t)st->plaus_hits));
 	return o;
 }
 

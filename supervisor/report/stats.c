@@ -108,35 +108,66 @@ static json_t *hex(uint64_t v)
 	return json_string(buf);
 }
 
+/* Is frame @i looked up as a caller (at its RA - 1)? Not frame 0, nor an exact IP. */
+static bool is_caller(const uint8_t *flags, unsigned int i)
+{
+	return i > 0 && !(flags && (flags[i] & EMU_FRAME_EXACT));
+}
+
+/*
+ * One frame: its IP, its name, "exact" when the IP is where the thread was
+ * (not a return address), and its plausibility when known.
+ */
+static json_t *frame_json(uint64_t ip, const char *symbol, bool exact, const uint8_t *plaus,
+			  unsigned int i)
+{
+	json_t *f = json_pack("{s:o,s:s}", "ip", hex(ip), "symbol", symbol ? symbol : "?");
+
+	if (f && i && exact)
+		json_object_set_new(f, "exact", json_true());
+	if (!f || !plaus || !i)
+		return f;
+	if (plaus[i] == PLAUSIBLE_UNKNOWN) {
+		json_object_set_new(f, "plausible", json_null());
+	} else {
+		json_object_set_new(f, "plausible", json_boolean(plaus[i] == PLAUSIBLE_YES));
+		if (plausible_bad(plaus[i]))
+			json_object_set_new(f, "why", json_string(plausible_name(plaus[i])));
+	}
+	return f;
+}
+
 static json_t *frames_json(const struct sample_walks *w, stats_symbol_fn sym, void *ctx)
 {
-	json_t *a = json_array();
+	const struct emu_frame *ours = w->in.ours;
+	json_t *a = json_array(), *f;
 
-	for (unsigned int i = 0; a && i < w->n; i++) {
-		const char *s = sym(ctx, w->ours[i].ip, i > 0);
+	for (unsigned int i = 0; a && i < w->in.n; i++) {
+		bool exact = ours[i].flags & EMU_FRAME_EXACT;
 
-		json_array_append_new(a, json_pack("{s:o,s:s,s:s}", "ip", hex(w->ours[i].ip),
-						   "source", emu_source_name(w->ours[i].source),
-						   "symbol", s ? s : "?"));
+		f = frame_json(ours[i].ip, sym(ctx, ours[i].ip, i > 0 && !exact), exact,
+			       w->in.plaus, i);
+		if (f)
+			json_object_set_new(f, "source", json_string(emu_source_name(ours[i].source)));
+		json_array_append_new(a, f);
 	}
 	return a;
 }
 
-static json_t *ips_json(const uint64_t *ips, unsigned int n, stats_symbol_fn sym, void *ctx)
+static json_t *ips_json(const uint64_t *ips, const uint8_t *flags, const uint8_t *plaus,
+			unsigned int n, stats_symbol_fn sym, void *ctx)
 {
 	json_t *a = json_array();
 
-	for (unsigned int i = 0; a && i < n; i++) {
-		const char *s = sym(ctx, ips[i], i > 0);
-
-		json_array_append_new(a, json_pack("{s:o,s:s}", "ip", hex(ips[i]), "symbol",
-						   s ? s : "?"));
-	}
+	for (unsigned int i = 0; a && i < n; i++)
+		json_array_append_new(a, frame_json(ips[i], sym(ctx, ips[i], is_caller(flags, i)),
+						    !is_caller(flags, i), plaus, i));
 	return a;
 }
 
 static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, void *ctx)
 {
+	const struct sample_walks_in *in = &w->in;
 	json_t *o = json_pack("{s:i,s:i,s:s,s:o}", "pid", (int)w->tgid, "tid", (int)w->tid,
 			      "class", classify_class_name(w->v.cls),
 			      "frames", frames_json(w, sym, ctx));
@@ -146,18 +177,25 @@ static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 	json_object_set_new(o, "stop", json_string(w->stop ? w->stop : ""));
 	json_object_set_new(o, "covered", json_integer(w->v.covered));
 	json_object_set_new(o, "agrees", json_boolean(w->v.agrees));
+	json_object_set_new(o, "outcome", json_string(classify_outcome_name(classify_outcome(&w->v))));
+	if (w->v.why) {
+		json_object_set_new(o, "wrong_frame", json_integer(w->v.wrong_frame));
+		json_object_set_new(o, "why", json_string(classify_why_name(w->v.why)));
+	}
 	if (w->jit_frames) {
 		json_object_set_new(o, "jit_frames", json_integer(w->jit_frames));
-		json_object_set_new(o, "first_jit_frame", json_integer(w->jit_frame));
+		json_object_set_new(o, "first_jit_frame", json_integer(w->v.jit_frame));
 	}
 	if (w->v.cls != SC_MATCH && w->v.cls != SC_UNCHECKED) {
 		json_object_set_new(o, "first_difference", json_integer(w->v.first_difference));
 		json_object_set_new(o, "reason", json_string(w->reason ? w->reason : ""));
-		json_object_set_new(o, "libunwind", ips_json(w->ref, w->n_ref, sym, ctx));
+		json_object_set_new(o, "libunwind", ips_json(in->ref, w->ref_flags, in->ref_plaus,
+							     in->n_ref, sym, ctx));
 	}
 	if (w->v.side != SIDE_NOT_ASKED) {
 		json_object_set_new(o, "elfutils", json_string(classify_side_name(w->v.side)));
-		json_object_set_new(o, "elfutils_frames", ips_json(w->elf, w->n_elf, sym, ctx));
+		json_object_set_new(o, "elfutils_frames", ips_json(w->elf, w->elf_flags,
+								   w->elf_plaus, w->n_elf, sym, ctx));
 	}
 	if (w->strict_changed)
 		json_object_set_new(o, "strict_ra_changed", json_true());
@@ -166,16 +204,26 @@ static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 	return o;
 }
 
-/* The frame whose step went wrong: before the first difference, or where coverage ended. */
+/*
+ * The frame whose step went wrong: the one before a wrong frame or the first
+ * difference, or the last covered one where the fallback took over.
+ */
 static unsigned int blamed_frame(const struct sample_walks *w)
 {
 	unsigned int d = w->v.first_difference;
 
-	if (w->v.cls == SC_DIVERGED && d > 0)
-		return d - 1;
-	if (w->v.cls == SC_SFRAME_SHORTER)
+	switch (w->v.cls) {
+	case SC_OURS_WRONG:
+	case SC_BOTH_WRONG:
+		return w->v.wrong_frame ? w->v.wrong_frame - 1 : 0;
+	case SC_DIVERGED:
+		return d ? d - 1 : 0;
+	case SC_ENDED:
+	case SC_ASTRAY:
 		return w->v.covered - 1;
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /* Count @w at its place; the place, with its example still to set when it is new. */
@@ -183,20 +231,22 @@ static struct stats_place *add_place(struct sample_stats *st, const struct sampl
 				     stats_symbol_fn sym, void *ctx)
 {
 	unsigned int b = blamed_frame(w);
-	const char *text = b < w->n ? sym(ctx, w->ours[b].ip, b > 0) : NULL;
+	const struct emu_frame *f = b < w->in.n ? &w->in.ours[b] : NULL;
+	const char *text = f ? sym(ctx, f->ip, b > 0 && !(f->flags & EMU_FRAME_EXACT)) : NULL;
 	char fn[256], key[512];
 	struct stats_place *p;
 
 	function_of(text ? text : "?", fn, sizeof(fn));
-	snprintf(key, sizeof(key), "%s\t%s\t%s", classify_class_name(w->v.cls), fn,
-		 w->reason ? w->reason : "");
+	snprintf(key, sizeof(key), "%s\t%s\t%s\t%s", classify_class_name(w->v.cls), fn,
+		 classify_why_name(w->v.why), w->reason ? w->reason : "");
 	p = entry(&st->places, key, sizeof(*p));
 	if (!p)
 		return NULL;
 	if (!p->count++) {
 		p->cls = w->v.cls;
 		p->function = strdup(fn);
-		p->reason = strchr(strchr(p->key, '\t') + 1, '\t') + 1;
+		p->why = w->v.why;
+		p->reason = strrchr(p->key, '\t') + 1;
 	}
 	p->side[w->v.side]++;
 	return p;
@@ -210,8 +260,9 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 	struct stats_folded *f;
 
 	stack[0] = '\0';
-	for (unsigned int i = w->n; i-- > 0 && len < sizeof(stack) - 1;) {
-		const char *t = sym(ctx, w->ours[i].ip, i > 0);
+	for (unsigned int i = w->in.n; i-- > 0 && len < sizeof(stack) - 1;) {
+		const struct emu_frame *f = &w->in.ours[i];
+		const char *t = sym(ctx, f->ip, i > 0 && !(f->flags & EMU_FRAME_EXACT));
 
 		function_of(t ? t : "?", fn, sizeof(fn));
 		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s",
@@ -254,6 +305,9 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 	st->with_step += w->v.has_step;
 	st->checked_with_step += w->v.has_step && w->v.cls != SC_UNCHECKED;
 	st->agreeing += w->v.agrees;
+	st->outcome[classify_outcome(&w->v)]++;
+	st->libunwind_wrong += classify_libunwind_wrong(&w->v);
+	st->findings[w->v.why < WHY_COUNT ? w->v.why : 0]++;
 	st->side[w->v.side]++;
 	st->check_failures += classify_check_failed(&w->v);
 	st->strict_changed += w->strict_changed;

@@ -21,12 +21,14 @@
 
 /**
  * struct sample_walks - one sample's walks and what the comparison found
- * @ours, @n: our frames; @stop: why our walk ended (emu_stop_reason(), static)
+ * @in: the walks as the classification reads them (ours with their
+ *	plausibility, libunwind's; see struct sample_walks_in)
+ * @stop: why our walk ended (emu_stop_reason(), static)
  * @jit_fault: what was wrong with a JIT table when @stop says so, else 0
- * @jit_frame: index of our first frame in JIT code (SAMPLE_NO_JIT_FRAME: none);
- *	@jit_frames: our frames in JIT code
- * @ref, @n_ref, @ref_err, @have_ref: libunwind's (see classify_sample())
- * @elf, @n_elf: elfutils' when it was asked
+ * @jit_frames: our frames in JIT code
+ * @ref_flags: libunwind's EMU_FRAME_* flags per frame (NULL: none known)
+ * @elf, @elf_flags, @elf_plaus, @n_elf: elfutils' walk when it was asked
+ * @v: the verdict
  * @reason: why the covered prefix ended or where the walks part (a short
  *	phrase, owned by the caller)
  * @strict_changed: the kernel's lookup of callers at RA (--strict) and the
@@ -35,17 +37,14 @@
 struct sample_walks {
 	pid_t tgid;
 	pid_t tid;
-	const struct emu_frame *ours;
-	unsigned int n;
+	struct sample_walks_in in;
 	const char *stop;
 	uint8_t jit_fault;
-	unsigned int jit_frame;
 	unsigned int jit_frames;
-	const uint64_t *ref;
-	unsigned int n_ref;
-	int ref_err;
-	bool have_ref;
+	const uint8_t *ref_flags;
 	const uint64_t *elf;
+	const uint8_t *elf_flags;
+	const uint8_t *elf_plaus;
 	unsigned int n_elf;
 	struct sample_verdict v;
 	const char *reason;
@@ -70,6 +69,9 @@ struct sample_stats {
 	unsigned long with_step;
 	unsigned long checked_with_step;	/* ... and cross-checked */
 	unsigned long agreeing;
+	unsigned long outcome[OUTCOME_COUNT];
+	unsigned long libunwind_wrong;	/* samples that show libunwind's walk wrong */
+	unsigned long findings[WHY_COUNT];	/* wrong frames by why */
 	unsigned long side[4];
 	unsigned long check_failures;
 	unsigned long strict_changed;
@@ -82,6 +84,9 @@ struct sample_stats {
 	size_t nfreeze;
 	size_t capfreeze;
 	uint64_t ours_ns, ref_ns, elf_ns;
+	uint64_t plaus_ns;		/* judging frames, every walk's */
+	unsigned long plaus_frames;	/* frames judged */
+	unsigned long plaus_hits;	/* ... answered from the oracle's cache */
 	unsigned long n_ref_walks, n_elf_walks;
 	unsigned long ref_retries;	/* libunwind walks tried again with fresh state */
 	void *objects;		/* tsearch: struct stats_object by name */
@@ -105,6 +110,7 @@ struct stats_place {
 	char *function;
 	enum sample_class cls;
 	const char *reason;
+	uint8_t why;
 	unsigned long count;
 	unsigned long side[4];
 	json_t *example;

@@ -25,7 +25,8 @@ static void add_frame_sources(report_source_fn fn, void *ctx, pid_t pid, json_t 
 
 		if (!ip || json_object_get(f, "source_line"))
 			continue;
-		if (!fn(ctx, pid, strtoull(ip, NULL, 16), i > 0, buf, sizeof(buf)))
+		if (!fn(ctx, pid, strtoull(ip, NULL, 16),
+			i > 0 && !json_is_true(json_object_get(f, "exact")), buf, sizeof(buf)))
 			json_object_set_new(f, "source_line", json_string(buf));
 	}
 }
@@ -55,6 +56,22 @@ void report_add_sources(struct sample_stats *st, report_source_fn fn, void *ctx)
 static double per(uint64_t ns, unsigned long n)
 {
 	return n ? (double)ns / (double)n / 1000.0 : 0;
+}
+
+/* Wrong frames the verdicts name, by why. */
+static void print_findings(const struct report *r, const struct sample_stats *st)
+{
+	bool any = false;
+
+	for (unsigned int why = 1; why < WHY_COUNT; why++) {
+		if (!st->findings[why])
+			continue;
+		fprintf(r->log->f, "%s%s %lu", any ? ", " : "  wrong frames named by the verdicts: ",
+			classify_why_name(why), st->findings[why]);
+		any = true;
+	}
+	if (any)
+		fprintf(r->log->f, "\n");
 }
 
 /* Samples through JIT code, and why libunwind checks them only up to the first JIT frame. */
@@ -89,6 +106,35 @@ static void print_jit_invalid(const struct report *r, const struct sample_stats 
 	fprintf(r->log->f, "%s\n", r->opts->check ? " (--check fails)" : "");
 }
 
+/*
+ * The headline: what the samples say of our walks' covered parts, then the
+ * classes (the five always, the others when they occur).
+ */
+static void print_verdicts(const struct report *r, const struct sample_stats *st)
+{
+	static const enum sample_class always[] = { SC_MATCH, SC_ENDED, SC_ASTRAY, SC_DIVERGED,
+						    SC_LIBUNWIND_FAILED };
+	static const enum sample_class rare[] = { SC_OURS_WRONG, SC_BOTH_WRONG, SC_JIT_UNCHECKED,
+						  SC_UNCHECKED };
+	const char *sep = "";
+	size_t i;
+
+	fprintf(r->log->f, "  verdict: %lu verified correct in their covered part; wrong: ours %lu, "
+			"libunwind's %lu, both %lu; unverifiable %lu\n",
+		st->outcome[OUTCOME_VERIFIED], st->outcome[OUTCOME_OURS_WRONG], st->libunwind_wrong,
+		st->outcome[OUTCOME_BOTH_WRONG], st->outcome[OUTCOME_UNVERIFIABLE]);
+	fprintf(r->log->f, "  ");
+	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++, sep = ", ")
+		fprintf(r->log->f, "%s%s %lu", sep, classify_class_name(always[i]),
+			st->by_class[always[i]]);
+	for (i = 0; i < sizeof(rare) / sizeof(rare[0]); i++)
+		if (st->by_class[rare[i]])
+			fprintf(r->log->f, ", %s %lu", classify_class_name(rare[i]),
+				st->by_class[rare[i]]);
+	fprintf(r->log->f, "\n");
+	print_findings(r, st);
+}
+
 static void print_counts(const struct report *r, struct sample_stats *st)
 {
 	double a = stats_agreement(st);
@@ -113,14 +159,7 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 	fprintf(r->log->f, "  freeze per sample: median %.1f us, max %.1f us\n",
 		(double)stats_freeze_percentile(st, 50) / 1e3,
 		(double)stats_freeze_percentile(st, 100) / 1e3);
-	fprintf(r->log->f, "  match %lu, sframe-shorter %lu, diverged %lu, libunwind-failed %lu",
-		st->by_class[SC_MATCH], st->by_class[SC_SFRAME_SHORTER], st->by_class[SC_DIVERGED],
-		st->by_class[SC_LIBUNWIND_FAILED]);
-	if (st->by_class[SC_JIT_UNCHECKED])
-		fprintf(r->log->f, ", jit-unchecked %lu", st->by_class[SC_JIT_UNCHECKED]);
-	if (st->by_class[SC_UNCHECKED])
-		fprintf(r->log->f, ", not cross-checked %lu", st->by_class[SC_UNCHECKED]);
-	fprintf(r->log->f, "\n");
+	print_verdicts(r, st);
 	print_jit(r, st);
 	print_jit_invalid(r, st);
 	if (st->stack_past_copy)
@@ -142,8 +181,11 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 		fprintf(r->log->f, "  the kernel's lookup of callers at their return address (not at RA-1) "
 				"%s %lu stacks\n", r->opts->strict ? "changed" : "would change",
 			st->strict_changed);
-	fprintf(r->log->f, "  cost per sample: our unwind %.1f us, libunwind %.1f us", per(st->ours_ns,
-		st->total), per(st->ref_ns, st->n_ref_walks));
+	fprintf(r->log->f, "  cost per sample: our unwind %.1f us, plausibility %.1f us (%.2f us a "
+			"frame, %.0f%% from its cache), libunwind %.1f us", per(st->ours_ns, st->total),
+		per(st->plaus_ns, st->total), per(st->plaus_ns, st->plaus_frames),
+		st->plaus_frames ? 100.0 * (double)st->plaus_hits / (double)st->plaus_frames : 0.0,
+		per(st->ref_ns, st->n_ref_walks));
 	if (st->ref_retries)
 		fprintf(r->log->f, " (%lu walks ending at frame 0 retried with fresh libunwind-ptrace "
 				"state)", st->ref_retries);
@@ -183,10 +225,10 @@ static const char *str_at(json_t *a, size_t i, const char *key)
 /* "symbol (file.c:12)" of frame @i, when the line is known. */
 static const char *frame_text(json_t *a, size_t i, char *buf, size_t size)
 {
-	const char *line = str_at(a, i, "source_line");
+	const char *line = str_at(a, i, "source_line"), *why = str_at(a, i, "why");
 
-	snprintf(buf, size, "%s%s%s%s", str_at(a, i, "symbol"), line[0] ? " (" : "", line,
-		 line[0] ? ")" : "");
+	snprintf(buf, size, "%s%s%s%s%s%s%s", why[0] ? "!" : "", str_at(a, i, "symbol"),
+		 line[0] ? " (" : "", line, line[0] ? ")" : "", why[0] ? " " : "", why);
 	return buf;
 }
 
@@ -241,8 +283,9 @@ static void print_places(const struct report *r, struct sample_stats *st)
 	for (i = 0; i < n && i < REPORT_PLACES; i++) {
 		struct stats_place *p = v[i];
 
-		fprintf(r->log->f, "  %2zu. %s in %s: %lu samples (%s)", i + 1,
-			classify_class_name(p->cls), p->function, p->count, p->reason);
+		fprintf(r->log->f, "  %2zu. %s in %s: %lu samples (%s%s%s)", i + 1,
+			classify_class_name(p->cls), p->function, p->count,
+			classify_why_name(p->why), p->why ? "; " : "", p->reason);
 		if (p->side[SIDE_US] + p->side[SIDE_LIBUNWIND] + p->side[SIDE_NEITHER])
 			fprintf(r->log->f, "; elfutils: with us %lu, with libunwind %lu, neither %lu",
 				p->side[SIDE_US], p->side[SIDE_LIBUNWIND], p->side[SIDE_NEITHER]);
@@ -262,7 +305,9 @@ void report_print(const struct report *r)
 	print_coverage(r, st);
 	print_places(r, st);
 	if (st->check_failures)
-		fprintf(r->log->f, "  %lu samples disagree with libunwind over SFrame-covered frames "
-				"and elfutils does not side with codectl-run%s\n", st->check_failures,
+		fprintf(r->log->f, "  %lu samples show our walk wrong (an implausible frame, or RA 0 "
+				"through a row not marked outermost, in the covered part) or "
+				"disagree with libunwind there where elfutils does not side with "
+				"codectl-run%s\n", st->check_failures,
 			r->opts->check ? ": --check fails" : "");
 }

@@ -40,6 +40,7 @@ struct sample {
 	uint8_t *stack;
 	size_t stack_len;
 	uint64_t stack_map_end;
+	uint64_t taken_ns;
 	uint64_t freeze_ns;
 	uint64_t waited_ns;
 	bool programs_own;

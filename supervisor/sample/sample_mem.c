@@ -3,11 +3,15 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "code_cache.h"
 #include "sample_mem.h"
 
-void sample_mem_init(struct sample_mem *m, const struct sample *smp)
+void sample_mem_init(struct sample_mem *m, const struct sample *smp, struct code_cache *code,
+		     const struct emu_mappings *maps)
 {
 	m->smp = smp;
+	m->code = code;
+	m->maps = maps;
 	m->npages = 0;
 	m->remote_reads = 0;
 	m->remote_faults = 0;
@@ -64,9 +68,13 @@ static int read_remote(struct sample_mem *m, uint64_t addr, uint8_t *buf, size_t
 	while (len) {
 		uint64_t page = addr & ~(uint64_t)(SAMPLE_MEM_PAGE - 1);
 		size_t off = (size_t)(addr - page), n = SAMPLE_MEM_PAGE - off;
-		bool uncached;
-		const uint8_t *p = page_of(m, page, &uncached);
+		bool code = false, uncached = false;
+		const uint8_t *p = NULL;
 
+		if (m->code)
+			p = code_cache_page(m->code, m->maps, page, &code);
+		if (!code)
+			p = page_of(m, page, &uncached);
 		if (n > len)
 			n = len;
 		if (uncached && read_uncached(m, addr, buf, n))

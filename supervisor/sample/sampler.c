@@ -35,8 +35,9 @@ static int alloc_queue(struct sampler *sm)
 static int take_keys(struct sampler *sm)
 {
 	sm->proc_key = tracees_proc_key(&sm->trace->tree, oracles_free);
+	sm->code_key = tracees_proc_key(&sm->trace->tree, code_cache_free);
 	sm->thread_key = tracees_thread_key(&sm->trace->tree, thread_sampling_free);
-	return sm->proc_key < 0 || sm->thread_key < 0 ? -ENOSPC : 0;
+	return sm->proc_key < 0 || sm->code_key < 0 || sm->thread_key < 0 ? -ENOSPC : 0;
 }
 
 int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *log,
@@ -172,6 +173,7 @@ void sampler_on_sigprof(struct sampler *sm, struct thread *th)
 	}
 	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
 	smp->tgid = 0;
+	smp->taken_ns = t0;
 	if (th->proc && th->proc->as)
 		ok = capture(sm, th, smp);
 	smp->programs_own = !ours;
@@ -198,6 +200,23 @@ static void note_perf_map(struct sampler *sm, struct oracles *o)
 		 m->path, m->problem);
 }
 
+/* What walk_env's @fresh_maps gets. */
+struct fresh_maps_ctx {
+	struct sampler *sm;
+	struct proc *p;
+};
+
+/* A walk found code where the mappings have none: they are re-read when older than the sample. */
+static const struct emu_mappings *fresh_maps(void *arg, uint64_t taken_ns)
+{
+	struct fresh_maps_ctx *c = arg;
+	struct addr_space *as = c->p->as;
+
+	if (as->maps_ns >= taken_ns || maps_refresh(c->sm->trace, c->p, c->p->tgid))
+		return NULL;
+	return &as->maps;
+}
+
 /*
  * Walk @smp, of a process that may have gone since: dropped then. Mappings
  * change without a codectl call (mmap, munmap): old ones are re-read first,
@@ -207,10 +226,13 @@ static void walk(struct sampler *sm, const struct sample *smp)
 {
 	struct proc *p = tracees_proc(&sm->trace->tree, smp->tgid);
 	struct oracles *o = p && p->as ? p->slot[sm->proc_key] : NULL;
+	struct fresh_maps_ctx fm = { sm, p };
 	struct walk_env env;
 
 	if (p && p->as && !o)
 		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
+	if (o && !p->slot[sm->code_key])
+		p->slot[sm->code_key] = code_cache_new(p->tgid);	/* NULL: read live */
 	if (!o) {
 		stats_drop(&sm->stats);
 		return;
@@ -219,9 +241,13 @@ static void walk(struct sampler *sm, const struct sample *smp)
 		maps_refresh(sm->trace, p, p->tgid);
 	env = (struct walk_env){
 		.registry = p->as->registry,
+		.maps = p->as->maps_valid ? &p->as->maps : NULL,
+		.fresh_maps = fresh_maps,
+		.fresh_maps_ctx = &fm,
 		.oracles = o,
+		.code = p->slot[sm->code_key],
 		.uopts = { .arch = EMU_ARCH_X86_64, .max_frames = sm->opts->max_frames,
-			   .lookup_ra = sm->opts->strict },
+			   .lookup_ra = sm->opts->strict, .signal_frames = !sm->opts->strict },
 		.crosscheck = sm->opts->crosscheck,
 		.folded = sm->opts->folded_path != NULL,
 		.buf = &sm->buf,
@@ -332,6 +358,8 @@ void sampler_mappings_changed(struct sampler *sm, struct proc *p)
 {
 	if (sm && p->slot[sm->proc_key])
 		oracles_mappings_changed(p->slot[sm->proc_key]);
+	if (sm)
+		code_cache_clear(p->slot[sm->code_key]);
 }
 
 void sampler_proc_exited(struct sampler *sm, struct proc *p)

@@ -13,17 +13,26 @@ int walk_buffers_init(struct walk_buffers *b, unsigned int max)
 	b->max = max;
 	b->ours = calloc(max, sizeof(*b->ours));
 	b->ours_alt = calloc(max, sizeof(*b->ours_alt));
+	b->ours_ips = calloc(max, sizeof(*b->ours_ips));
 	b->ref = calloc(max, sizeof(*b->ref));
 	b->elf = calloc(max, sizeof(*b->elf));
-	return b->ours && b->ours_alt && b->ref && b->elf ? 0 : -ENOMEM;
+	for (int i = 0; i < WALK_BYTES; i++)
+		b->bytes[i] = calloc(max, 1);
+	for (int i = 0; i < WALK_BYTES; i++)
+		if (!b->bytes[i])
+			return -ENOMEM;
+	return b->ours && b->ours_alt && b->ours_ips && b->ref && b->elf ? 0 : -ENOMEM;
 }
 
 void walk_buffers_free(struct walk_buffers *b)
 {
 	free(b->ours);
 	free(b->ours_alt);
+	free(b->ours_ips);
 	free(b->ref);
 	free(b->elf);
+	for (int i = 0; i < WALK_BYTES; i++)
+		free(b->bytes[i]);
 }
 
 static void to_emu_regs(const struct sample *smp, struct emu_regs *e)
@@ -57,23 +66,108 @@ static const char *object_of(const struct walk_env *env, uint64_t ip)
 	return symbols_object(&env->oracles->sym, ip);
 }
 
-/* Where frame @i of @f is looked up: its IP, or a caller's RA - 1 (as the walk does). */
+/*
+ * Where frame @i of @f is looked up: its IP when exact, else a caller's RA - 1
+ * (or RA, with the kernel's lookup), as the walk does.
+ */
 static uint64_t lookup_ip(const struct walk_env *env, const struct emu_frame *f, unsigned int i)
 {
-	return i && !env->uopts.lookup_ra ? f[i].ip - 1 : f[i].ip;
+	bool exact = !i || (f[i].flags & EMU_FRAME_EXACT);
+
+	return !exact && !env->uopts.lookup_ra ? f[i].ip - 1 : f[i].ip;
 }
 
 /* Which of our frames are in JIT code: the first one, and how many. */
 static void find_jit_frames(const struct walk_env *env, struct sample_walks *w)
 {
-	w->jit_frame = SAMPLE_NO_JIT_FRAME;
+	w->in.jit_frame = SAMPLE_NO_JIT_FRAME;
 	w->jit_frames = 0;
-	for (unsigned int i = 0; i < w->n; i++) {
-		if (!emu_registry_find_jit(env->registry, lookup_ip(env, w->ours, i)))
+	for (unsigned int i = 0; i < w->in.n; i++) {
+		if (!emu_registry_find_jit(env->registry, lookup_ip(env, w->in.ours, i)))
 			continue;
 		if (!w->jit_frames++)
-			w->jit_frame = i;
+			w->in.jit_frame = i;
 	}
+}
+
+/*
+ * The plausibility of a walk's frames into @out, or NULL when the process's
+ * mappings are not known (every frame would look like no code).
+ */
+static const uint8_t *judge(const struct walk_env *env, const struct emu_accessor *acc,
+			    const uint64_t *ips, const uint8_t *flags, unsigned int n, uint8_t *out)
+{
+	struct plausible_env pe = { .maps = env->maps, .registry = env->registry, .mem = acc,
+				    .function = symbols_function, .ctx = &env->oracles->sym };
+	uint64_t t0 = clock_now_ns();
+	unsigned long hits, total, hits_after;
+
+	if (!env->maps || !env->oracles->plaus)
+		return NULL;
+	plausibility_counts(env->oracles->plaus, &hits, &total);
+	plausibility_judge(env->oracles->plaus, &pe, ips, flags, n, out);
+	plausibility_counts(env->oracles->plaus, &hits_after, &total);
+	env->stats->plaus_ns += clock_now_ns() - t0;
+	env->stats->plaus_frames += n ? n - 1 : 0;
+	env->stats->plaus_hits += hits_after - hits;
+	return out;
+}
+
+static bool any_not_code(const uint8_t *plaus, unsigned int n)
+{
+	for (unsigned int i = 1; plaus && i < n; i++)
+		if (plaus[i] == PLAUSIBLE_NOT_CODE)
+			return true;
+	return false;
+}
+
+/* Our walk's frames and libunwind's, judged: does either hold a frame in no mapping? */
+static bool judge_both(const struct walk_env *env, const struct emu_accessor *acc,
+		       struct sample_walks *w)
+{
+	struct walk_buffers *b = env->buf;
+
+	w->in.plaus = judge(env, acc, b->ours_ips, b->bytes[WALK_OURS_FLAGS], w->in.n,
+			    b->bytes[WALK_OURS_PLAUS]);
+	w->in.ref_plaus = !w->in.have_ref ? NULL :
+			  judge(env, acc, w->in.ref, w->ref_flags, w->in.n_ref,
+				b->bytes[WALK_REF_PLAUS]);
+	return any_not_code(w->in.plaus, w->in.n) || any_not_code(w->in.ref_plaus, w->in.n_ref);
+}
+
+/*
+ * A frame in no mapping may be in one mapped since the mappings were read:
+ * then they are read again (when older than the sample) and the frames
+ * judged anew.
+ */
+static void judge_walks(const struct walk_env *env, const struct sample *smp,
+			const struct emu_accessor *acc, struct sample_walks *w)
+{
+	struct walk_buffers *b = env->buf;
+
+	for (unsigned int i = 0; i < w->in.n; i++) {
+		b->ours_ips[i] = w->in.ours[i].ip;
+		b->bytes[WALK_OURS_FLAGS][i] = w->in.ours[i].flags;
+	}
+	if (judge_both(env, acc, w) && env->fresh_maps &&
+	    env->fresh_maps(env->fresh_maps_ctx, smp->taken_ns))
+		judge_both(env, acc, w);
+}
+
+/* What made our covered prefix wrong: the step that gave the wrong frame. */
+static const char *wrong_reason(const struct walk_env *env, const struct sample_walks *w,
+				const struct emu_unwind_result *res)
+{
+	unsigned int k = w->v.wrong_frame;
+
+	if (w->v.why == WHY_RA_ZERO_NOT_OUTERMOST)
+		snprintf(env->buf->reason, sizeof(env->buf->reason),
+			 "RA 0 read through a %s row not marked outermost; libunwind goes on",
+			 res->stop_source == EMU_SRC_JIT ? "JIT" : "SFrame");
+	else
+		snprintf(env->buf->reason, sizeof(env->buf->reason), "frame %u, by a %s step, is %s",
+			 k, emu_source_name(w->in.ours[k].source), classify_why_name(w->v.why));
+	return env->buf->reason;
 }
 
 /* Why the covered prefix ended, or where the walks part. */
@@ -87,27 +181,34 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 	uint64_t ip;
 
 	switch (w->v.cls) {
+	case SC_OURS_WRONG:
+	case SC_BOTH_WRONG:
+		return wrong_reason(env, w, res);
 	case SC_JIT_UNCHECKED:
 		snprintf(buf, size, "past the first JIT frame (%u): libunwind has no JIT unwind info",
 			 w->v.jit_frame);
 		return buf;
 	case SC_DIVERGED:
 		snprintf(buf, size, "%s step gives another caller",
-			 emu_source_name(w->ours[w->v.first_difference].source));
+			 emu_source_name(w->in.ours[w->v.first_difference].source));
 		return buf;
 	case SC_LIBUNWIND_FAILED:
-		snprintf(buf, size, "libunwind: %s", w->ref_err ?
-			 oracles_strerror(ORACLE_LIBUNWIND, w->ref_err) :
-			 "stopped, as at the end of the stack");
+		if (w->v.why)
+			snprintf(buf, size, "libunwind's frame %u is %s", w->v.wrong_frame,
+				 classify_why_name(w->v.why));
+		else
+			snprintf(buf, size, "libunwind: %s", w->in.ref_err ?
+				 oracles_strerror(ORACLE_LIBUNWIND, w->in.ref_err) :
+				 "stopped, as at the end of the stack");
 		return buf;
 	default:
 		break;
 	}
-	if (c >= w->n && res->stop_source != EMU_SRC_FP) {
+	if (c >= w->in.n && res->stop_source != EMU_SRC_FP) {
 		snprintf(buf, size, "our walk stopped: %s", emu_stop_reason(res));
 		return buf;
 	}
-	ip = lookup_ip(env, w->ours, c - 1);
+	ip = lookup_ip(env, w->in.ours, c - 1);
 	obj = object_of(env, ip);
 	if (emu_registry_find_jit(env->registry, ip))
 		what = "no JIT table entry";
@@ -115,8 +216,8 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 		what = emu_registry_find_unwind(env->registry, ip) ? "no SFrame FDE" :
 		       "no registration";
 	snprintf(buf, size, "%s for %s: frame-pointer fallback%s%s", what,
-		 obj ? obj : "unmapped code", c >= w->n ? " stopped: " : "",
-		 c >= w->n ? emu_stop_reason(res) : "");
+		 obj ? obj : "unmapped code", c >= w->in.n ? " stopped: " : "",
+		 c >= w->in.n ? emu_stop_reason(res) : "");
 	return buf;
 }
 
@@ -154,19 +255,22 @@ static struct oracle_input oracle_input(const struct walk_env *env, const struct
 				      .registry = env->registry };
 }
 
+
 static void walk_references(const struct walk_env *env, const struct oracle_input *in,
 			    struct sample_walks *w)
 {
-	struct oracle_walk ow = { .ips = env->buf->ref, .max = env->buf->max };
+	struct walk_buffers *b = env->buf;
+	struct oracle_walk ow = { .ips = b->ref, .flags = b->bytes[WALK_REF_FLAGS], .max = b->max };
 	uint64_t t0 = clock_now_ns();
 
 	if (!env->crosscheck || !oracles_ready(env->oracles, ORACLE_LIBUNWIND))
 		return;
-	w->ref_err = oracles_walk(env->oracles, ORACLE_LIBUNWIND, in, &ow);
-	w->n_ref = ow.n;
+	w->in.ref_err = oracles_walk(env->oracles, ORACLE_LIBUNWIND, in, &ow);
+	w->in.n_ref = ow.n;
 	env->stats->ref_retries += ow.retries;
-	w->ref = env->buf->ref;
-	w->have_ref = true;
+	w->in.ref = b->ref;
+	w->ref_flags = ow.flags;
+	w->in.have_ref = true;
 	env->stats->ref_ns += clock_now_ns() - t0;
 	env->stats->n_ref_walks++;
 }
@@ -174,15 +278,18 @@ static void walk_references(const struct walk_env *env, const struct oracle_inpu
 static void third_opinion(const struct walk_env *env, const struct oracle_input *in,
 			  struct sample_walks *w)
 {
-	struct oracle_walk ow = { .ips = env->buf->elf, .max = env->buf->max };
+	struct walk_buffers *b = env->buf;
+	struct oracle_walk ow = { .ips = b->elf, .flags = b->bytes[WALK_ELF_FLAGS], .max = b->max };
 	uint64_t t0 = clock_now_ns();
 
 	oracles_walk(env->oracles, ORACLE_ELFUTILS, in, &ow);
 	w->n_elf = ow.n;
-	w->elf = env->buf->elf;
-	classify_side(&w->v, w->ours, w->n, w->ref, w->n_ref, w->elf, w->n_elf);
+	w->elf = b->elf;
+	w->elf_flags = ow.flags;
 	env->stats->elf_ns += clock_now_ns() - t0;
 	env->stats->n_elf_walks++;
+	w->elf_plaus = judge(env, in->mem, b->elf, ow.flags, ow.n, b->bytes[WALK_ELF_PLAUS]);
+	classify_side(&w->v, &w->in, w->elf, w->elf_plaus, w->n_elf);
 }
 
 void walk_sample(const struct sample *smp, const struct walk_env *env)
@@ -195,7 +302,7 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	struct emu_regs regs;
 	uint64_t t0;
 
-	sample_mem_init(&b->mem, smp);
+	sample_mem_init(&b->mem, smp, env->code, env->maps);
 	symbols_new_sample(&env->oracles->sym);
 	acc = sample_mem_accessor(&b->mem);
 	in = oracle_input(env, smp, &acc);
@@ -207,14 +314,17 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	}
 	env->stats->ours_ns += clock_now_ns() - t0;
 	env->stats->stack_past_copy += b->mem.past_copy;
-	w.ours = b->ours;
-	w.n = res.nframes;
+	w.in.ours = b->ours;
+	w.in.n = res.nframes;
+	w.in.stop = res.stop;
+	w.in.stop_source = res.stop_source;
 	w.stop = emu_stop_reason(&res);
 	w.jit_fault = res.stop == EMU_STOP_JIT_INVALID ? res.jit_fault : EMU_JIT_OK;
 	w.strict_changed = ra_lookup_changes(env, &acc, &regs, &res);
 	find_jit_frames(env, &w);
 	walk_references(env, &in, &w);
-	classify_sample(w.ours, w.n, w.jit_frame, w.ref, w.n_ref, w.ref_err, w.have_ref, &w.v);
+	judge_walks(env, smp, &acc, &w);
+	classify_sample(&w.in, &w.v);
 	if (classify_needs_third_opinion(&w.v))
 		third_opinion(env, &in, &w);
 	w.programs_own = smp->programs_own;

@@ -11,21 +11,37 @@
 
 #include "emu/registry.h"
 #include "emu/unwind.h"
+#include "code_cache.h"
 #include "sample.h"
 #include "sample_mem.h"
 #include "supervisor/oracle/oracle.h"
 #include "supervisor/report/stats.h"
 
+/* The byte-per-frame buffers of struct walk_buffers: flags and plausibility. */
+enum walk_bytes {
+	WALK_OURS_FLAGS,
+	WALK_OURS_PLAUS,
+	WALK_REF_FLAGS,
+	WALK_REF_PLAUS,
+	WALK_ELF_FLAGS,
+	WALK_ELF_PLAUS,
+	WALK_BYTES
+};
+
 /**
  * struct walk_buffers - what every walk reuses: frame buffers of @max
- *	entries each, the sample's memory reader, the reason's text
+ *	entries each (our frames, their IPs, libunwind's and elfutils' IPs,
+ *	and per frame the flags and plausibility of each walk), the sample's
+ *	memory reader, the reason's text
  */
 struct walk_buffers {
 	unsigned int max;
 	struct emu_frame *ours;
 	struct emu_frame *ours_alt;
+	uint64_t *ours_ips;
 	uint64_t *ref;
 	uint64_t *elf;
+	uint8_t *bytes[WALK_BYTES];
 	struct sample_mem mem;
 	char reason[256];
 };
@@ -39,7 +55,12 @@ void walk_buffers_free(struct walk_buffers *b);
 /**
  * struct walk_env - what a sample's walks use besides the sample
  * @registry: the sampled process's registrations (read, never changed)
- * @oracles: its reference unwinders and symbols
+ * @maps: its mappings, or NULL when they are not known (no frame is judged)
+ * @fresh_maps: the mappings read again when they are older than a sample
+ *	taken at @taken_ns (CLOCK_MONOTONIC), else NULL; asked, with
+ *	@fresh_maps_ctx, before a frame is called no code
+ * @oracles: its reference unwinders, plausibility oracle and symbols
+ * @code: its code pages kept across samples (read as @maps say), or NULL
  * @uopts: our unwinder's options (frame limit, caller lookup at RA or RA - 1)
  * @crosscheck: walk with libunwind too (and elfutils on disagreement)
  * @folded: count the stack for --folded
@@ -48,7 +69,11 @@ void walk_buffers_free(struct walk_buffers *b);
  */
 struct walk_env {
 	const struct emu_registry *registry;
+	const struct emu_mappings *maps;
+	const struct emu_mappings *(*fresh_maps)(void *ctx, uint64_t taken_ns);
+	void *fresh_maps_ctx;
 	struct oracles *oracles;
+	struct code_cache *code;
 	struct emu_unwind_opts uopts;
 	bool crosscheck;
 	bool folded;

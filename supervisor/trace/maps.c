@@ -42,13 +42,18 @@ static uint64_t maps_digest(const struct emu_mappings *m)
 int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 {
 	struct stale_ctx c = { t, p };
+	struct emu_mappings fresh = { 0 };
 	uint64_t before = maps_digest(&p->as->maps);
-	int err = procfs_maps_read(tid, &p->as->maps);
+	int err = procfs_maps_read(tid, &fresh);
 
-	p->as->maps_valid = !err;
-	p->as->maps_ns = clock_now_ns();
-	if (err)
+	if (err) {	/* the last mappings read stay: an exiting process has none */
+		emu_mappings_free(&fresh);
 		return err;
+	}
+	emu_mappings_free(&p->as->maps);
+	p->as->maps = fresh;
+	p->as->maps_valid = true;
+	p->as->maps_ns = clock_now_ns();
 	emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, &c);
 	if (maps_digest(&p->as->maps) != before && t->hooks.mappings_changed)
 		t->hooks.mappings_changed(t->hooks.ctx, p);

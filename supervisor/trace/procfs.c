@@ -124,5 +124,5 @@ int procfs_maps_read(pid_t pid, struct emu_mappings *m)
 			err = emu_mappings_add_ident(m, start, end, prot, ident);
 	}
 	fclose(f);
-	return err;
+	return err ? err : m->n ? 0 : -ESRCH;
 }

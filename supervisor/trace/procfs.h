@@ -27,8 +27,9 @@ void procfs_exe(pid_t pid, char *buf, size_t size);
 
 /**
  * procfs_maps_read() - replace @m with the mappings of process @pid
- * Return: 0, or a negative errno (-ENOENT: the process is gone; -ENOMEM;
- * -EINVAL: a line /proc did not write).
+ * Return: 0, or a negative errno (-ENOENT: the process is gone; -ESRCH: it
+ * has no mappings left, as while it exits; -ENOMEM; -EINVAL: a line /proc
+ * did not write).
  */
 int procfs_maps_read(pid_t pid, struct emu_mappings *m);
 

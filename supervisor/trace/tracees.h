@@ -20,7 +20,7 @@
  * struct addr_space - one mm: the registry and the cached mappings
  * @refs: processes using it (more than one while a vfork child shares it)
  * @maps_valid: @maps was read since the last exec
- * @maps_ns: when @maps was read (CLOCK_MONOTONIC); see sv_refresh_maps()
+ * @maps_ns: when @maps was read (CLOCK_MONOTONIC); see maps_refresh()
  */
 struct addr_space {
 	unsigned int refs;

@@ -163,6 +163,27 @@ Test(perf_map, appended_lines_read_at_a_miss_once_per_sample)
 	perf_map_free(&m);
 }
 
+Test(perf_map, lines_appended_out_of_order_are_merged_in)
+{
+	static const uint64_t want[] = { 0x1000, 0x1800, 0x2000, 0x2800, 0x3000, 0x4000 };
+	struct perf_map m;
+
+	write_file("m", "w", "2000 10 b\n4000 10 d\n");
+	perf_map_init(&m, getpid(), path_of("m"));
+	cr_assert_str_eq(at(&m, 0x2000, 0x2000), "b");
+	/* a JIT's threads append in any order, before and between the entries read */
+	write_file("m", "a", "3000 10 c\n1800 10 a2\n2800 10 b2\n1000 10 a\n");
+	perf_map_new_sample(&m);
+	cr_assert_str_eq(at(&m, 0x1000, 0x1000), "a");
+	cr_assert_eq(m.n, 6);
+	for (size_t i = 0; i < m.n; i++)
+		cr_assert_eq(m.v[i].start, want[i], "entry %zu", i);
+	cr_assert_str_eq(at(&m, 0x1805, 0x1800), "a2");
+	cr_assert_str_eq(at(&m, 0x2805, 0x2800), "b2");
+	cr_assert_str_eq(at(&m, 0x4005, 0x4000), "d");
+	perf_map_free(&m);
+}
+
 Test(perf_map, a_replaced_or_shorter_file_is_read_again_whole)
 {
 	struct perf_map m;

@@ -40,15 +40,26 @@ static const struct emu_frame stack_fp[] = {
 	{ .ip = 0x9999, .source = EMU_SRC_FP },
 };
 
-/* One sample: our @n frames against libunwind's @ref, classified, counted. */
-static void add(struct sample_stats *st, const struct emu_frame *ours, unsigned int n,
-		const uint64_t *ref, unsigned int n_ref, const char *reason)
-{
-	struct sample_walks w = { .tgid = 42, .tid = 43, .ours = ours, .n = n, .stop = "ra-zero",
-				  .ref = ref, .n_ref = n_ref, .have_ref = true,
-				  .jit_frame = SAMPLE_NO_JIT_FRAME, .freeze_ns = 20000 };
+/* A JIT step to a word that is not code, and libunwind's guess the same. */
+static const struct emu_frame stack_lie[] = {
+	{ .ip = 0x1010, .source = EMU_SRC_REGS }, { .ip = 0x2020, .source = EMU_SRC_JIT }, { .ip = 0x3e8, .source = EMU_SRC_JIT },
+};
+static const uint64_t ref_lie[] = { 0x1010, 0x2020, 0x3e8 };
+static const uint8_t yes4[] = { PLAUSIBLE_YES, PLAUSIBLE_YES, PLAUSIBLE_YES, PLAUSIBLE_YES };
+static const uint8_t lie[] = { PLAUSIBLE_YES, PLAUSIBLE_YES, PLAUSIBLE_NOT_CODE };
 
-	classify_sample(ours, n, w.jit_frame, ref, n_ref, 0, true, &w.v);
+/* One sample: our @n frames against libunwind's @ref (both @plaus), classified, counted. */
+static void add(struct sample_stats *st, const struct emu_frame *ours, unsigned int n,
+		const uint64_t *ref, unsigned int n_ref, const uint8_t *plaus, const char *reason)
+{
+	struct sample_walks w = {
+		.tgid = 42, .tid = 43, .stop = "ra-zero", .freeze_ns = 20000,
+		.in = { .ours = ours, .n = n, .plaus = plaus, .stop = EMU_STOP_OUTERMOST,
+			.jit_frame = SAMPLE_NO_JIT_FRAME, .ref = ref, .n_ref = n_ref,
+			.ref_plaus = plaus, .have_ref = true },
+	};
+
+	classify_sample(&w.in, &w.v);
 	w.reason = reason;
 	stats_add(st, &w, "prog", sym, NULL, true);
 }
@@ -61,9 +72,10 @@ static void setup(void)
 	static char *argv[] = { "prog", NULL };
 
 	cr_assert_eq(stats_init(&stats, true, 1000000), 0);
-	add(&stats, stack3, 3, ref3, 3, NULL);
-	add(&stats, stack3, 3, ref3, 3, NULL);
-	add(&stats, stack_fp, 4, ref4, 4, "no registration for libc.so.6: frame-pointer fallback");
+	add(&stats, stack3, 3, ref3, 3, yes4, NULL);
+	add(&stats, stack3, 3, ref3, 3, yes4, NULL);
+	add(&stats, stack_fp, 4, ref4, 4, NULL, "no registration for libc.so.6: frame-pointer fallback");
+	add(&stats, stack_lie, 3, ref_lie, 3, lie, "frame 2, by a jit step, is not-code");
 	opts = (struct run_opts){ .freq = 999, .crosscheck = true, .stack_bytes = 65536,
 				  .max_frames = 128, .argv = argv };
 }
@@ -94,17 +106,23 @@ Test(report, counts_agreement_coverage_and_places)
 {
 	char *text = print();
 
-	cr_assert(strstr(text, "codectl-run: sampling: 3 samples (999 Hz, CPU clock, perf events), "
+	cr_assert(strstr(text, "codectl-run: sampling: 4 samples (999 Hz, CPU clock, perf events), "
 			       "0 dropped\n"), "%s", text);
-	cr_assert(strstr(text, "  match 2, sframe-shorter 1, diverged 0, libunwind-failed 0\n"),
-		  "%s", text);
-	cr_assert(strstr(text, "  agreement: 100.0% (3 of 3 samples with an SFrame/JIT step agree "
+	cr_assert(strstr(text, "  verdict: 3 verified correct in their covered part; wrong: ours 0, "
+			       "libunwind's 1, both 1; unverifiable 0\n"), "%s", text);
+	cr_assert(strstr(text, "  match 2, ended 0, astray 1, diverged 0, libunwind-failed 0, "
+			       "both-wrong 1\n"), "%s", text);
+	cr_assert(strstr(text, "  wrong frames named by the verdicts: not-code 1\n"), "%s", text);
+	cr_assert(strstr(text, "  agreement: 75.0% (3 of 4 samples with an SFrame/JIT step agree "
 			       "with libunwind over their SFrame-covered frames)\n"), "%s", text);
-	cr_assert(strstr(text, "    prog                              100.0%  (3 of 3)\n"), "%s",
+	cr_assert(strstr(text, "    prog                              100.0%  (4 of 4)\n"), "%s",
 		  text);
+	cr_assert(strstr(text, "   2. both-wrong in mid: 1 samples (not-code; frame 2, by a jit "
+			       "step, is not-code)\n"), "%s", text);
+	cr_assert(strstr(text, "  1 samples show our walk wrong"), "%s", text);
 	cr_assert(strstr(text, "    ->   3 [libc.so.6+0x9000]                             fp     | "
 			       "[libc.so.6+0x9000]\n"), "%s", text);
-	cr_assert(strstr(text, "   1. sframe-shorter in main: 1 samples (no registration for "
+	cr_assert(strstr(text, "   1. astray in main: 1 samples (no registration for "
 			       "libc.so.6: frame-pointer fallback)\n"), "%s", text);
 	cr_assert(strstr(text, "  freeze per sample: median 20.0 us, max 20.0 us\n"), "%s", text);
 	free(text);
@@ -126,8 +144,8 @@ Test(report, json_and_folded_files)
 	struct log log = { .f = stderr };
 	struct report r = { .stats = &stats, .opts = &opts, .perf_events = false, .queue = 128,
 			    .registrations = { 5, 1, 2, 3, 0 }, .exit_status = 7, .log = &log };
+	json_t *j, *samples, *lied, *frame;
 	json_error_t e;
-	json_t *j;
 	FILE *f;
 
 	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-report"));
@@ -147,8 +165,26 @@ Test(report, json_and_folded_files)
 		     2);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "registrations"),
 							"at_exec")), 3);
-	cr_assert_eq(json_array_size(json_object_get(j, "stacks")), 3);
-	cr_assert_eq(json_array_size(json_object_get(j, "places")), 1);
+	samples = json_object_get(j, "samples");
+	cr_assert_eq(json_integer_value(json_object_get(samples, "both_wrong")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(samples, "astray")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(samples, "sframe_shorter")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(samples, "verified")), 3);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(samples, "wrong"),
+							"libunwind")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(samples, "wrong_frames"),
+							"not-code")), 1);
+	cr_assert_eq(json_array_size(json_object_get(j, "stacks")), 4);
+	cr_assert_eq(json_array_size(json_object_get(j, "places")), 2);
+	lied = json_array_get(json_object_get(j, "stacks"), 3);
+	cr_assert_str_eq(json_string_value(json_object_get(lied, "class")), "both-wrong");
+	cr_assert_str_eq(json_string_value(json_object_get(lied, "why")), "not-code");
+	cr_assert_eq(json_integer_value(json_object_get(lied, "wrong_frame")), 2);
+	frame = json_array_get(json_object_get(lied, "frames"), 2);
+	cr_assert(json_is_false(json_object_get(frame, "plausible")));
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "why")), "not-code");
+	frame = json_array_get(json_object_get(lied, "frames"), 1);
+	cr_assert(json_is_true(json_object_get(frame, "plausible")));
 	json_decref(j);
 	f = fopen(folded_path, "r");
 	cr_assert(f);

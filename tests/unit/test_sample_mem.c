@@ -4,13 +4,16 @@
  * process: a page is seen as it was at its first read while the cache has
  * room; once it is full, every read is live, so that nothing read after is
  * older than something read before (a JIT table's used_len, then entries).
+ * Code pages of file mappings come from the process's code cache instead.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "supervisor/sample/code_cache.h"
 #include "supervisor/sample/sample_mem.h"
+#include "supervisor/trace/procfs.h"
 
 #define PAGES (SAMPLE_MEM_PAGES + 2)
 
@@ -31,7 +34,7 @@ Test(sample_mem, cached_pages_keep_their_first_read_until_the_cache_is_full)
 
 	cr_assert(mem);
 	memset(mem, 0, PAGES * SAMPLE_MEM_PAGE);
-	sample_mem_init(&m, &smp);
+	sample_mem_init(&m, &smp, NULL, NULL);
 	mem[0] = 1;
 	cr_assert_eq(read_word(&m, &mem[0]), 1);
 	mem[0] = 2;
@@ -43,4 +46,46 @@ Test(sample_mem, cached_pages_keep_their_first_read_until_the_cache_is_full)
 	cr_assert_eq(read_word(&m, &mem[0]), 2, "cache full: even a cached page is read live");
 	cr_assert_eq(m.remote_reads, SAMPLE_MEM_PAGES + 2);
 	free(mem);
+}
+
+/* A function of this program's text, and the mapping /proc says holds it. */
+__attribute__((noinline)) static int text_marker(int x)
+{
+	return x * 3 + 1;
+}
+
+Test(sample_mem, code_pages_are_kept_across_samples_until_the_mappings_change)
+{
+	static struct sample_mem m;
+	struct sample smp = { .tid = getpid(), .tgid = getpid() };
+	uint64_t code = (uintptr_t)text_marker, page = code & ~(uint64_t)(SAMPLE_MEM_PAGE - 1);
+	uint64_t *heap = aligned_alloc(SAMPLE_MEM_PAGE, SAMPLE_MEM_PAGE);
+	struct code_cache *cc = code_cache_new(getpid());
+	struct emu_mappings maps = { 0 };
+	uint8_t want[16], got[16];
+	bool cacheable;
+
+	cr_assert(cc && heap);
+	cr_assert_eq(procfs_maps_read(getpid(), &maps), 0);
+	memcpy(want, (const void *)(uintptr_t)code, sizeof(want));
+	sample_mem_init(&m, &smp, cc, &maps);
+	cr_assert_eq(sample_mem_read(&m, code, got, sizeof(got)), 0);
+	cr_assert_arr_eq(got, want, sizeof(want));
+	cr_assert_eq(m.remote_reads, 0, "file code comes from the code cache");
+	cr_assert(code_cache_page(cc, &maps, page, &cacheable) && cacheable);
+	/* the next sample finds it there: no read of its own */
+	sample_mem_init(&m, &smp, cc, &maps);
+	cr_assert_eq(sample_mem_read(&m, code, got, sizeof(got)), 0);
+	cr_assert_eq(m.remote_reads, 0);
+	/* writable memory is never kept */
+	heap[0] = 7;
+	cr_assert_eq(read_word(&m, heap), 7);
+	cr_assert_eq(m.remote_reads, 1);
+	cr_assert_null(code_cache_page(cc, &maps, (uintptr_t)heap, &cacheable));
+	cr_assert_not(cacheable);
+	code_cache_clear(cc);
+	cr_assert(code_cache_page(cc, &maps, page, &cacheable) && cacheable, "read again");
+	emu_mappings_free(&maps);
+	code_cache_free(cc);
+	free(heap);
 }
