@@ -199,6 +199,7 @@ include tests/corpus/corpus.mk
 include tests/demo/demo.mk
 # The example JIT (make demo-jit) and the JIT end-to-end tests.
 include tests/jit/jit.mk
+include tests/verdict/verdict.mk
 
 # The ABI demo: a program that calls codectl(2) itself (make abi-demo).
 ABI_DEMO := $(O)/tests/abi-demo
@@ -235,7 +236,7 @@ MAN_SRC := $(wildcard docs/*.[1-8].md)
 MAN_PAGES := $(MAN_SRC:docs/%.md=$(B)/man/%)
 
 ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
-	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(ABI_BIN) $(E2E_PROG) \
+	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(VERDICT_BINS) $(ABI_BIN) $(E2E_PROG) \
 	$(E2E_PROG_V1) $(SAMPLE_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 .PHONY: all
@@ -384,8 +385,9 @@ run_test = @t=$$(mktemp -d "$${TMPDIR:-/tmp}/codectl-check.XXXXXX") || exit 1; \
 # criterion's jobs for the sanitized in-process suites (see DRIVER_CFLAGS)
 SAN_JOBS := $(if $(SANFLAGS),--jobs 1)
 
-.PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit
-test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit
+.PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
+	test-verdict
+test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit test-verdict
 
 test-unit: $(UNIT_BIN)
 	$(call run_test,$(UNIT_BIN) $(SAN_JOBS))
@@ -411,6 +413,8 @@ test-corpus: $(CORPUS_TEST) $(CORPUS_BINS) $(CORPUS_LIBS) $(CODECTL_RUN) $(AUDIT
 	$(call run_test,$(CORPUS_TEST) --jobs 2)
 test-jit: $(JIT_BINS) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(JIT_TEST) --jobs 2)
+test-verdict: $(VERDICT_BINS) $(CODECTL_RUN) $(AUDIT_SO)
+	$(call run_test,$(VERDICT_TEST) --jobs 2)
 
 define newline
 
@@ -578,6 +582,7 @@ help:
 	@echo '  test-loader  the loader module under codectl-run'
 	@echo '  test-corpus  the sampled differential corpus'
 	@echo '  test-jit     the example JIT live tests'
+	@echo '  test-verdict programs with known wrong stacks: the verdicts on them'
 	@echo '  fuzz         build the libFuzzer targets'
 	@echo '  fuzz-smoke   run each for FUZZ_SECONDS (25)'
 	@echo '  bench        run the benchmarks'

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Running a verdict program under codectl-run and reading its report. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_tmp.h"
+#include "verdict_run.h"
+
+#define MAX_ARGS 32
+
+void verdict_run(struct verdict_run *v, const char *prog, const char *const *opts,
+		 const char *const *args)
+{
+	char dir[PATH_MAX], json[PATH_MAX + 16], path[PATH_MAX];
+	const char *argv[MAX_ARGS];
+	json_error_t e;
+	size_t n = 0;
+
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-verdict"));
+	snprintf(json, sizeof(json), "%s/report.json", dir);
+	snprintf(path, sizeof(path), "%s/%s", VERDICT_DIR, prog);
+	argv[n++] = "--check";
+	argv[n++] = "-q";
+	argv[n++] = "--json-all";
+	argv[n++] = json;
+	for (; opts && *opts && n < MAX_ARGS - 4; opts++)
+		argv[n++] = *opts;
+	argv[n++] = "--";
+	argv[n++] = path;
+	for (; args && *args && n < MAX_ARGS - 1; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	run_codectl(&v->r, argv);
+	v->j = json_load_file(json, 0, &e);
+	cr_assert(v->j, "%s: no report (%s); log:\n%s", prog, e.text, v->r.log);
+	unlink(json);
+	rmdir(dir);
+}
+
+void verdict_free(struct verdict_run *v)
+{
+	json_decref(v->j);
+	run_free(&v->r);
+}
+
+long long verdict_count(const struct verdict_run *v, const char *key)
+{
+	return json_integer_value(json_object_get(json_object_get(v->j, "samples"), key));
+}
+
+json_t *verdict_stacks(const struct verdict_run *v)
+{
+	return json_object_get(v->j, "stacks");
+}
+
+const char *verdict_symbol(json_t *stack, size_t i)
+{
+	json_t *f = json_array_get(json_object_get(stack, "frames"), i);
+	const char *s = json_string_value(json_object_get(f, "symbol"));
+
+	return s ? s : "";
+}
+
+bool verdict_frame0_in(json_t *stack, const char *fn)
+{
+	const char *s = verdict_symbol(stack, 0);
+	size_t n = strlen(fn);
+
+	return !strncmp(s, fn, n) && (s[n] == '+' || !s[n]);
+}
+
+bool verdict_class_is(json_t *stack, const char *cls)
+{
+	const char *c = json_string_value(json_object_get(stack, "class"));
+
+	return c && !strcmp(c, cls);
+}
