@@ -81,6 +81,44 @@ int symbols_function(void *arg, uint64_t addr, uint64_t *start, uint64_t *end)
 	return perf_map_function(&s->perf, addr, start, end) ? 0 : -ENOENT;
 }
 
+struct find_object {
+	const char *name;
+	uint64_t addr;
+};
+
+static int find_object_in(Dwfl_Module *mod, void **userdata, const char *mname, Dwarf_Addr base,
+			  void *arg)
+{
+	struct find_object *f = arg;
+	int n = dwfl_module_getsymtab(mod);
+	const char *name;
+	GElf_Addr addr;
+	GElf_Sym sym;
+
+	(void)userdata, (void)mname, (void)base;
+	for (int i = 1; i < n; i++) {
+		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF &&
+		    !strcmp(name, f->name)) {
+			f->addr = addr;
+			return DWARF_CB_ABORT;
+		}
+	}
+	return DWARF_CB_OK;
+}
+
+int symbols_object_address(struct symbols *s, const char *name, uint64_t *addr)
+{
+	struct find_object f = { .name = name };
+	Dwfl *dwfl = modules_dwfl(&s->mods);
+
+	if (!dwfl)
+		return -ENOENT;
+	dwfl_getmodules(dwfl, find_object_in, &f, 0);
+	*addr = f.addr;
+	return f.addr ? 0 : -ENOENT;
+}
+
 /* "name+0xOFF" for @ip from the perf map (looked up at @at), or NULL. */
 static char *perf_symbol(struct symbols *d, uint64_t ip, uint64_t at)
 {

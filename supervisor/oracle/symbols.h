@@ -66,6 +66,13 @@ const char *symbols_object(struct symbols *s, uint64_t ip);
  */
 int symbols_function(void *s, uint64_t addr, uint64_t *start, uint64_t *end);
 
+/**
+ * symbols_object_address() - the address of data object @name defined in
+ * one of the process's modules (the first found)
+ * Return: 0, or -ENOENT when none defines it.
+ */
+int symbols_object_address(struct symbols *s, const char *name, uint64_t *addr);
+
 #define SOURCE_PROVIDERS 256
 
 /**

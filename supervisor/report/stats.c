@@ -165,6 +165,17 @@ static json_t *ips_json(const uint64_t *ips, const uint8_t *flags, const uint8_t
 	return a;
 }
 
+/* The program's own chain: its depth, and its innermost return addresses. */
+static json_t *truth_json(const struct sample_walks *w)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; a && i < w->n_truth; i++)
+		json_array_append_new(a, hex(w->truth[i]));
+	return json_pack("{s:I,s:o}", "depth", (json_int_t)w->truth_depth, "return_addresses",
+			 a ? a : json_null());
+}
+
 static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, void *ctx)
 {
 	const struct sample_walks_in *in = &w->in;
@@ -197,6 +208,8 @@ static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 		json_object_set_new(o, "elfutils_frames", ips_json(w->elf, w->elf_flags,
 								   w->elf_plaus, w->n_elf, sym, ctx));
 	}
+	if (w->truth_depth)
+		json_object_set_new(o, "truth", truth_json(w));
 	if (w->strict_changed)
 		json_object_set_new(o, "strict_ra_changed", json_true());
 	if (w->programs_own)

@@ -33,6 +33,9 @@
  *	phrase, owned by the caller)
  * @strict_changed: the kernel's lookup of callers at RA (--strict) and the
  *	lookup at RA - 1 give different stacks
+ * @truth, @n_truth, @truth_depth: the program's own chain of return
+ *	addresses, innermost first, and its depth (0: the program keeps none;
+ *	include/codectl_truth.h)
  */
 struct sample_walks {
 	pid_t tgid;
@@ -52,6 +55,9 @@ struct sample_walks {
 	bool programs_own;
 	uint64_t waited_ns;
 	uint64_t freeze_ns;
+	const uint64_t *truth;
+	unsigned int n_truth;
+	unsigned int truth_depth;
 };
 
 /** symbolizer callback: text for @ip (@caller: a return address), or NULL */

@@ -17,6 +17,9 @@
 /* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, RA (rip). */
 #define SAMPLE_DWARF_REGS 17
 
+/* Return addresses of a program's own chain (codectl_truth.h) kept per sample, innermost. */
+#define SAMPLE_TRUTH_MAX 128
+
 /**
  * struct sample - what the stop captured
  * @tid, @tgid: the thread and its process
@@ -30,6 +33,10 @@
  * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
  * @waited_ns: how long the signal waited to be taken (see trigger_waited_ns())
  * @programs_own: the program's own SIGPROF (delivered to it unchanged)
+ * @taken_ns: when the stop began (CLOCK_MONOTONIC)
+ * @truth_depth: the thread's depth in the program's own chain (truth.h),
+ *	0 when it keeps none; @truth, @n_truth: its innermost return addresses,
+ *	innermost first
  */
 struct sample {
 	pid_t tid;
@@ -44,6 +51,9 @@ struct sample {
 	uint64_t freeze_ns;
 	uint64_t waited_ns;
 	bool programs_own;
+	uint32_t truth_depth;
+	uint32_t n_truth;
+	uint64_t truth[SAMPLE_TRUTH_MAX];
 };
 
 /** sample_set_dwarf_regs() - fill @s->dwarf from @s->regs. */

@@ -16,6 +16,7 @@
 #include "sampler.h"
 #include "supervisor/core/clock.h"
 #include "supervisor/trace/maps.h"
+#include "truth.h"
 
 static int alloc_queue(struct sampler *sm)
 {
@@ -36,8 +37,10 @@ static int take_keys(struct sampler *sm)
 {
 	sm->proc_key = tracees_proc_key(&sm->trace->tree, oracles_free);
 	sm->code_key = tracees_proc_key(&sm->trace->tree, code_cache_free);
+	sm->truth_key = tracees_proc_key(&sm->trace->tree, truth_table_free);
 	sm->thread_key = tracees_thread_key(&sm->trace->tree, thread_sampling_free);
-	return sm->proc_key < 0 || sm->code_key < 0 || sm->thread_key < 0 ? -ENOSPC : 0;
+	return sm->proc_key < 0 || sm->code_key < 0 || sm->truth_key < 0 || sm->thread_key < 0 ?
+	       -ENOSPC : 0;
 }
 
 int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *log,
@@ -107,8 +110,11 @@ void sampler_thread_exec(struct sampler *sm, struct thread *th)
 
 	if (ts)
 		trigger_thread_exec(&sm->trig, ts, th->tid);
-	if (th->proc)
-		tracees_proc_clear(&sm->trace->tree, th->proc, sm->proc_key);
+	if (!th->proc)
+		return;
+	tracees_proc_clear(&sm->trace->tree, th->proc, sm->proc_key);	/* a new program: */
+	tracees_proc_clear(&sm->trace->tree, th->proc, sm->code_key);	/* its code, */
+	tracees_proc_clear(&sm->trace->tree, th->proc, sm->truth_key);	/* its own truth */
 }
 
 /*
@@ -147,6 +153,7 @@ static bool capture(struct sampler *sm, struct thread *th, struct sample *smp)
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &smp->regs))
 		return false;
 	copy_stack(sm, th->proc, smp);
+	truth_read(th->proc->slot[sm->truth_key], smp);
 	return true;
 }
 
@@ -233,6 +240,10 @@ static void walk(struct sampler *sm, const struct sample *smp)
 		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
 	if (o && !p->slot[sm->code_key])
 		p->slot[sm->code_key] = code_cache_new(p->tgid);	/* NULL: read live */
+	if (o && !p->slot[sm->truth_key])
+		p->slot[sm->truth_key] = truth_table_new();	/* NULL: no truth */
+	if (o)
+		truth_table_find(p->slot[sm->truth_key], &o->sym);
 	if (!o) {
 		stats_drop(&sm->stats);
 		return;

@@ -31,9 +31,9 @@
  * struct sampler - sampling state of one run (owned by main)
  * @queue, @qhead, @nqueued: ring of captured samples waiting to be unwound
  * @buf: what every walk reuses
- * @proc_key, @code_key, @thread_key: the tree's slots for a process's
- *	oracles (struct oracles) and code pages (struct code_cache), and a
- *	thread's struct thread_sampling
+ * @proc_key, @code_key, @truth_key, @thread_key: the tree's slots for a
+ *	process's oracles (struct oracles), code pages (struct code_cache) and
+ *	truth table (struct truth_table), and a thread's struct thread_sampling
  * @status_ns: when the last progress line was written; @status_shown: one was
  */
 struct sampler {
@@ -48,6 +48,7 @@ struct sampler {
 	struct trace *trace;
 	int proc_key;
 	int code_key;
+	int truth_key;
 	int thread_key;
 	uint64_t status_ns;
 	bool status_shown;

@@ -328,6 +328,9 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	if (classify_needs_third_opinion(&w.v))
 		third_opinion(env, &in, &w);
 	w.programs_own = smp->programs_own;
+	w.truth = smp->truth;
+	w.n_truth = smp->n_truth;
+	w.truth_depth = smp->truth_depth;
 	w.waited_ns = smp->waited_ns;
 	w.freeze_ns = smp->freeze_ns;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :

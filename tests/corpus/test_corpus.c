@@ -144,7 +144,8 @@ struct program;
 struct vrun {
 	const struct program *prog;
 	char name[64];			/* e.g. "realign-O2-nofp" */
-	bool o2, fp, strict;
+	bool o2, fp, strict, truth;
+	unsigned long truth_samples, truth_frames;	/* samples, frames held to the truth */
 	char dir[64];			/* the run's files */
 	char json[PATH_MAX], log[PATH_MAX];
 	json_t *root;
@@ -183,7 +184,8 @@ struct program {
 	const struct program *with_fde;
 };
 
-static const char *const variants[] = { "O0-fp", "O0-nofp", "O2-fp", "O2-nofp" };
+/* O2-truth: -O2 -fomit-frame-pointer, and it knows its own stack (codectl_truth.h) */
+static const char *const variants[] = { "O0-fp", "O0-nofp", "O2-fp", "O2-nofp", "O2-truth" };
 
 /* ---- reading the report ---- */
 
@@ -350,6 +352,7 @@ static void vrun_init(struct vrun *v, const struct program *p, const char *varia
 	snprintf(v->name, sizeof(v->name), "%s-%s", p->name, variant);
 	v->o2 = !strncmp(variant, "O2", 2);
 	v->fp = !strcmp(strchr(variant, '-'), "-fp");
+	v->truth = !strcmp(strchr(variant, '-'), "-truth");
 	v->out = open_memstream(&v->buf, &v->len);
 	cr_assert(v->out, "open_memstream: %s", strerror(errno));
 	cr_assert(test_mkdtemp(v->dir, sizeof(v->dir), "codectl-corpus"), "mkdtemp: %s",
@@ -576,6 +579,59 @@ static void check_side(struct vrun *v, const struct sample *s)
 			   "sides with %s, not codectl-run", s->elfutils ?: "(not asked)");
 }
 
+/* ---- the truth (O2-truth builds) ---- */
+
+/* Frames the truth may lack above an entry: callees not instrumented, a prologue. */
+#define TRUTH_UNTRACKED 3
+
+/*
+ * Our covered return addresses, frame by frame, against the program's own
+ * chain (innermost first): the return addresses of frames 1 .. covered - 1
+ * must be the chain's, in order, except for frames the chain does not track
+ * (a callee that is not instrumented, such as the hooks themselves or libc,
+ * a function in its prologue or epilogue), which only come above the
+ * innermost entry and above the frame a signal interrupted (its IP is exact,
+ * not a return address: not compared).
+ */
+static void check_truth(struct vrun *v, const struct sample *s)
+{
+	json_t *t = json_object_get(s->j, "truth");
+	json_t *ras = json_object_get(t, "return_addresses");
+	size_t nt = json_array_size(ras), j = 0, untracked = TRUTH_UNTRACKED;
+	const char *ip, *want;
+
+	for (size_t i = 1; i < s->covered && j < nt; i++) {
+		ip = col(s->frames, i, "ip");
+		want = json_string_value(json_array_get(ras, j));
+		if (!strcmp(col(s->frames, i, "source"), "signal")) {
+			untracked = TRUTH_UNTRACKED;
+		} else if (!strcmp(ip, want)) {
+			j++;
+			untracked = 0;
+		} else if (untracked) {
+			untracked--;
+		} else {
+			fail(v, s, "covered frame %zu returns to %s, the truth's %zu to %s", i, ip,
+			     j, want);
+			return;
+		}
+	}
+	if (!j)
+		return;
+	v->truth_samples++;
+	v->truth_frames += j;
+}
+
+static void check_truth_seen(struct vrun *v)
+{
+	if (!v->truth)
+		return;
+	if (v->truth_samples < 20 && !v->prog->wall_clock)	/* blocked: frame 0 in libc */
+		fail(v, NULL, "only %lu samples held to the truth", v->truth_samples);
+	fprintf(v->out, "  %s: %lu samples, %lu covered frames equal to the truth\n", v->name,
+		v->truth_samples, v->truth_frames);
+}
+
 /* ---- the rule table ---- */
 
 static const struct rule *rule_of(const struct vrun *v, const struct sample *s)
@@ -719,7 +775,10 @@ static bool is_crt(const struct vrun *v, const struct sample *s)
 {
 	static const char *const crt[] = {
 		"_start", "_init", "_fini", "frame_dummy", "register_tm_clones",
-		"deregister_tm_clones", "__do_global_dtors_aux", NULL,
+		"deregister_tm_clones", "__do_global_dtors_aux",
+		/* the truth runtime's hooks (O2-truth) */
+		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "codectl_truth_chain",
+		"codectl_truth_slot", "codectl_truth_take", NULL,
 	};
 	const char *sym = col(s->frames, 0, "symbol");
 	char fn[FN_LEN];
@@ -743,6 +802,7 @@ static void check_stacks(struct vrun *v)
 		check_covered(v, &s);
 		check_agreement(v, &s);
 		check_side(v, &s);
+		check_truth(v, &s);
 		steps += s.covered >= 2;
 		agreeing += s.covered >= 2 && s.agrees;
 		r = rule_of(v, &s);
@@ -753,7 +813,7 @@ static void check_stacks(struct vrun *v)
 		v->own++;
 		if (unregistered) {
 			check_unregistered(v, &s);
-		} else if (!v->strict) {
+		} else if (!v->strict && !v->truth) {	/* not inlined: other shapes */
 			check_rules(v, &s, r);
 			if (v->prog->sample)
 				v->prog->sample(v, &s);
@@ -872,10 +932,12 @@ static void check_binary(const struct program *p, const char *variant, bool stri
 		check_counts(&v);
 		check_stacks(&v);
 		check_agreement_ratio(&v);
-		check_complete(&v);
+		if (!v.truth)
+			check_complete(&v);
+		check_truth_seen(&v);
 		if (strict) {
 			check_strict(&v);
-		} else {
+		} else if (!v.truth) {
 			check_must_see(&v);
 			if (p->done)
 				p->done(&v);
@@ -937,7 +999,7 @@ static void check_program(const struct program *p)
 				variants[i], p->fde_fn);
 		}
 		check_binary(q, variants[i], false);
-		if (q->strict_too)
+		if (q->strict_too && !strstr(variants[i], "truth"))
 			check_binary(q, variants[i], true);
 	}
 }
@@ -1077,7 +1139,8 @@ Test(corpus, setjmp_longjmp)
 /* -O2: every call after tail_entry's is a sibcall, so leaf_spin returns to tail_entry. */
 static void tailcall_sample(struct vrun *v, const struct sample *s)
 {
-	const char *caller = v->o2 ? "tail_entry" : "tail_c";
+	/* -finstrument-functions: the exit hook keeps every call from being a tail call */
+	const char *caller = v->o2 && !v->truth ? "tail_entry" : "tail_c";
 	char fn[FN_LEN];
 
 	if (!is_fn(s, 0, "leaf_spin") || s->covered < 2)
