@@ -35,3 +35,8 @@ $(VERDICT_TEST): $(VERDICT_TEST_SRC) tests/verdict/verdict_run.h tests/e2e/run_h
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib -Itests/verdict \
 		-DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' -DVERDICT_DIR='"$(abspath $(VERDICT_DIR))"' \
 		$(DRIVER_CFLAGS) $(VERDICT_TEST_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson
+
+# No libc: its own _start (static_start-asm.S), system calls by hand; gcc gives
+# static links no .eh_frame_hdr, which libunwind-ptrace needs to find .eh_frame.
+VERDICT_FLAGS_static_start := -static -nostdlib -nostartfiles -fno-stack-protector \
+	-Wl,--eh-frame-hdr

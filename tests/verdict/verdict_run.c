@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -77,4 +78,41 @@ bool verdict_class_is(json_t *stack, const char *cls)
 	const char *c = json_string_value(json_object_get(stack, "class"));
 
 	return c && !strcmp(c, cls);
+}
+
+long long verdict_frame0_offset(json_t *stack, const char *fn)
+{
+	const char *s = verdict_symbol(stack, 0);
+	size_t n = strlen(fn);
+	char *end;
+	long long off;
+
+	if (strncmp(s, fn, n) || strncmp(s + n, "+0x", 3))
+		return -1;
+	off = strtoll(s + n + 3, &end, 16);
+	return *end ? -1 : off;
+}
+
+json_t *verdict_frame(json_t *stack, bool ref, size_t i)
+{
+	return json_array_get(json_object_get(stack, ref ? "libunwind" : "frames"), i);
+}
+
+size_t verdict_frames(json_t *stack, bool ref)
+{
+	return json_array_size(json_object_get(stack, ref ? "libunwind" : "frames"));
+}
+
+unsigned long long verdict_ip(json_t *frame)
+{
+	const char *s = verdict_str(frame, "ip");
+
+	return strtoull(s, NULL, 16);
+}
+
+const char *verdict_str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
 }

@@ -47,4 +47,22 @@ bool verdict_frame0_in(json_t *stack, const char *fn);
 /** verdict_class_is() - is @stack's class @cls? */
 bool verdict_class_is(json_t *stack, const char *cls);
 
+/**
+ * verdict_frame0_offset() - the offset of @stack's frame 0 in function @fn
+ * (its symbol "fn+0xOFF"), or -1 when frame 0 is not in @fn
+ */
+long long verdict_frame0_offset(json_t *stack, const char *fn);
+
+/** verdict_frame() - frame @i of our walk (@ref false) or libunwind's (@ref true); NULL if none. */
+json_t *verdict_frame(json_t *stack, bool ref, size_t i);
+
+/** verdict_frames() - the number of frames of our walk (@ref false) or libunwind's. */
+size_t verdict_frames(json_t *stack, bool ref);
+
+/** verdict_ip() - @frame's "ip" (0 when @frame is NULL). */
+unsigned long long verdict_ip(json_t *frame);
+
+/** verdict_str() - @obj's string @key, "" when none (also for a NULL @obj). */
+const char *verdict_str(json_t *obj, const char *key);
+
 #endif /* TESTS_VERDICT_RUN_H */
