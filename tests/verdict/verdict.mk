@@ -12,6 +12,12 @@
 # and $(VERDICT_FLAGS_NAME) / $(VERDICT_LIBS_NAME) when set.
 
 VERDICT_DIR := $(O)/tests/verdict
+
+# entry_caller keeps a frame pointer: an IP - 1 lookup at spin_at_entry would step by it
+VERDICT_FLAGS_signal_first_insn := -fno-omit-frame-pointer
+# IBT PLT, .plt.sec stubs: ld 2.40 gives the first one PLT0's SFrame rows (PR ld/32296)
+VERDICT_FLAGS_ibt_plt := -fcf-protection -Wl,-z,ibtplt
+
 VERDICT_PROG_SRC := $(wildcard tests/verdict/progs/*.c)
 VERDICT_PROGS := $(patsubst tests/verdict/progs/%.c,$(VERDICT_DIR)/%,$(VERDICT_PROG_SRC))
 VERDICT_TEST := $(O)/tests/verdict-tests
@@ -29,10 +35,10 @@ $(VERDICT_DIR)/%: tests/verdict/progs/%.c $$(wildcard tests/verdict/progs/%-*.S)
 		$(VERDICT_FLAGS_$*) $(filter %.c %.S,$^) -o $@ $(PROG_LDFLAGS) -lpthread \
 		$(VERDICT_LIBS_$*)
 
-$(VERDICT_TEST): $(VERDICT_TEST_SRC) tests/verdict/verdict_run.h tests/e2e/run_helper.h \
+$(VERDICT_TEST): $(VERDICT_TEST_SRC) $(wildcard tests/verdict/*.h) tests/e2e/run_helper.h \
 		tests/lib/test_tmp.h
 	@mkdir -p $(@D)
-	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib -Itests/verdict \
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib -Itests/verdict $(UNWIND_CFLAGS) \
 		-DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' -DVERDICT_DIR='"$(abspath $(VERDICT_DIR))"' \
 		$(DRIVER_CFLAGS) $(VERDICT_TEST_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson
 
