@@ -227,7 +227,7 @@ static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, stru
 	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .in = in, .upt = r->upt };
 	unw_cursor_t cur;
 	unw_word_t ip;
-	bool exact = false;
+	bool sig;
 	int ret;
 
 	w->n = 0;
@@ -236,12 +236,16 @@ static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, stru
 		ret = unw_get_reg(&cur, UNW_REG_IP, &ip);
 		if (ret < 0)
 			break;
-		if (w->flags)
-			w->flags[w->n] = !w->n || exact ? EMU_FRAME_EXACT : 0;
-		/* the step from a signal frame lands on the interrupted IP */
-		exact = unw_is_signal_frame(&cur) > 0;
-		if (exact && w->flags)
-			w->flags[w->n] |= EMU_FRAME_TRAMPOLINE | EMU_FRAME_EXACT;
+		/*
+		 * At the frame a signal interrupted (its IP exact), libunwind says
+		 * "signal frame": the frame before it was the trampoline.
+		 */
+		sig = w->n && unw_is_signal_frame(&cur) > 0;
+		if (w->flags) {
+			w->flags[w->n] = !w->n || sig ? EMU_FRAME_EXACT : 0;
+			if (sig)
+				w->flags[w->n - 1] |= EMU_FRAME_TRAMPOLINE | EMU_FRAME_EXACT;
+		}
 		w->ips[w->n++] = ip;
 		ret = unw_step(&cur);
 		if (ret == 0)

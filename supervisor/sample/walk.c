@@ -216,7 +216,8 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 		what = emu_registry_find_unwind(env->registry, ip) ? "no SFrame FDE" :
 		       "no registration";
 	snprintf(buf, size, "%s for %s: frame-pointer fallback%s%s", what,
-		 obj ? obj : "unmapped code", c >= w->in.n ? " stopped: " : "",
+		 obj ? obj : env->maps && emu_mappings_find(env->maps, ip) ? "anonymous code" :
+		 "unmapped code", c >= w->in.n ? " stopped: " : "",
 		 c >= w->in.n ? emu_stop_reason(res) : "");
 	return buf;
 }

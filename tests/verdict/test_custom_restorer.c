@@ -21,29 +21,28 @@
  */
 #include <criterion/criterion.h>
 
-#include "verdict_frames.h"
 #include "verdict_run.h"
 
 /* A sample in the handler: through the restorer's signal frame to spin_main, all verified. */
 static void check_handler_sample(json_t *s)
 {
-	json_t *tramp = vf_frame(s, 1), *intr = vf_frame(s, 2), *caller = vf_frame(s, 3);
+	json_t *tramp = verdict_frame(s, false, 1), *intr = verdict_frame(s, false, 2), *caller = verdict_frame(s, false, 3);
 
-	cr_assert_geq(vf_nframes(s), 4, "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_is(tramp, "custom_restore+0x0") && vf_source_is(tramp, "sframe") &&
-		  vf_exact(tramp) && vf_plausible(tramp), "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(intr, "spin_main") && vf_source_is(intr, "signal") &&
-		  vf_exact(intr) && vf_plausible(intr), "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(caller, "main") && vf_source_is(caller, "sframe") &&
-		  vf_plausible(caller), "%s", json_dumps(s, 0));
-	cr_assert_geq(vf_covered(s), 4, "%s", json_dumps(s, 0));
-	cr_assert(vf_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
+	cr_assert_geq(verdict_frames(s, false), 4, "%s", json_dumps(s, 0));
+	cr_assert(verdict_sym_is(tramp, "custom_restore+0x0") && verdict_source_is(tramp, "sframe") &&
+		  verdict_exact(tramp) && verdict_plausible(tramp), "%s", json_dumps(s, 0));
+	cr_assert(verdict_sym_in(intr, "spin_main") && verdict_source_is(intr, "signal") &&
+		  verdict_exact(intr) && verdict_plausible(intr), "%s", json_dumps(s, 0));
+	cr_assert(verdict_sym_in(caller, "main") && verdict_source_is(caller, "sframe") &&
+		  verdict_plausible(caller), "%s", json_dumps(s, 0));
+	cr_assert_geq(verdict_covered(s), 4, "%s", json_dumps(s, 0));
+	cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
 	/* libunwind: the same trampoline address, then uc_flags (no code) */
-	cr_assert(vf_is(s, "class", "libunwind-failed") && vf_is(s, "why", "not-code"),
+	cr_assert(verdict_is(s, "class", "libunwind-failed") && verdict_is(s, "why", "not-code"),
 		  "%s", json_dumps(s, 0));
-	cr_assert(vf_ref_nframes(s) >= 3 &&
-		  !strcmp(vf_str(vf_ref_frame(s, 1), "ip"), vf_str(tramp, "ip")) &&
-		  vf_implausible(vf_ref_frame(s, 2)), "%s", json_dumps(s, 0));
+	cr_assert(verdict_frames(s, true) >= 3 &&
+		  !strcmp(verdict_str(verdict_frame(s, true, 1), "ip"), verdict_str(tramp, "ip")) &&
+		  verdict_implausible(verdict_frame(s, true, 2)), "%s", json_dumps(s, 0));
 }
 
 Test(verdict, custom_restorer)
@@ -61,8 +60,8 @@ Test(verdict, custom_restorer)
 			check_handler_sample(s);
 		} else if (verdict_frame0_in(s, "spin_main")) {
 			in_main++;
-			cr_assert(vf_is(s, "class", "ended") && vf_sym_in(vf_frame(s, 1), "main") &&
-				  vf_covered(s) == (long long)vf_nframes(s), "%s", json_dumps(s, 0));
+			cr_assert(verdict_is(s, "class", "ended") && verdict_sym_in(verdict_frame(s, false, 1), "main") &&
+				  verdict_covered(s) == (long long)verdict_frames(s, false), "%s", json_dumps(s, 0));
 		}
 	}
 	cr_assert_gt(in_handler, 20, "%zu samples in the handler", in_handler);

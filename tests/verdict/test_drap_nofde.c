@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verdict_frames.h"
 #include "verdict_run.h"
 
 #define PROG VERDICT_DIR "/drap_nofde"
@@ -69,19 +68,19 @@ static bool has_sframe_fde(const char *fn)
 /* No FDE: realigned_drap by SFrame, then the fallback, then mid_caller twice. */
 static void check_without_fde(json_t *s)
 {
-	json_t *mid = vf_frame(s, 2), *again = vf_frame(s, 3);
+	json_t *mid = verdict_frame(s, false, 2), *again = verdict_frame(s, false, 3);
 
-	cr_assert(vf_source_is(vf_frame(s, 1), "sframe") && vf_covered(s) == 2,
+	cr_assert(verdict_source_is(verdict_frame(s, false, 1), "sframe") && verdict_covered(s) == 2,
 		  "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(mid, "mid_caller") && vf_source_is(mid, "fp") && vf_plausible(mid),
+	cr_assert(verdict_sym_in(mid, "mid_caller") && verdict_source_is(mid, "fp") && verdict_plausible(mid),
 		  "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(again, "mid_caller") && vf_source_is(again, "sframe") &&
-		  vf_is(again, "why", "call-target-mismatch"), "%s", json_dumps(s, 0));
-	cr_assert(vf_is(s, "class", "astray") && vf_is(s, "why", "call-target-mismatch") &&
+	cr_assert(verdict_sym_in(again, "mid_caller") && verdict_source_is(again, "sframe") &&
+		  verdict_is(again, "why", "call-target-mismatch"), "%s", json_dumps(s, 0));
+	cr_assert(verdict_is(s, "class", "astray") && verdict_is(s, "why", "call-target-mismatch") &&
 		  json_integer_value(json_object_get(s, "wrong_frame")) == 3 &&
-		  vf_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(vf_ref_frame(s, 2), "mid_caller") &&
-		  vf_sym_in(vf_ref_frame(s, 3), "aligned_caller"), "%s", json_dumps(s, 0));
+		  verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
+	cr_assert(verdict_sym_in(verdict_frame(s, true, 2), "mid_caller") &&
+		  verdict_sym_in(verdict_frame(s, true, 3), "aligned_caller"), "%s", json_dumps(s, 0));
 }
 
 /* A FLEX FDE: SFrame all the way to libc, as libunwind walks. */
@@ -90,10 +89,10 @@ static void check_with_fde(json_t *s)
 	static const char *const fns[] = { "realigned_drap", "mid_caller", "aligned_caller", "main" };
 
 	for (size_t i = 0; i < 4; i++)
-		cr_assert(vf_sym_in(vf_frame(s, i + 1), fns[i]) &&
-			  vf_source_is(vf_frame(s, i + 1), "sframe") &&
-			  vf_plausible(vf_frame(s, i + 1)), "frame %zu: %s", i + 1, json_dumps(s, 0));
-	cr_assert(vf_covered(s) >= 5 && vf_is(s, "class", "ended") &&
+		cr_assert(verdict_sym_in(verdict_frame(s, false, i + 1), fns[i]) &&
+			  verdict_source_is(verdict_frame(s, false, i + 1), "sframe") &&
+			  verdict_plausible(verdict_frame(s, false, i + 1)), "frame %zu: %s", i + 1, json_dumps(s, 0));
+	cr_assert(verdict_covered(s) >= 5 && verdict_is(s, "class", "ended") &&
 		  json_is_true(json_object_get(s, "agrees")), "%s", json_dumps(s, 0));
 }
 
@@ -112,7 +111,7 @@ Test(verdict, drap_nofde)
 		if (!verdict_frame0_in(s, "leaf_spin"))
 			continue;
 		in++;
-		cr_assert(vf_sym_in(vf_frame(s, 1), "realigned_drap"), "%s", json_dumps(s, 0));
+		cr_assert(verdict_sym_in(verdict_frame(s, false, 1), "realigned_drap"), "%s", json_dumps(s, 0));
 		if (fde)
 			check_with_fde(s);
 		else

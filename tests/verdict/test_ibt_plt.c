@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verdict_frames.h"
 #include "verdict_run.h"
 
 #define PROG VERDICT_DIR "/ibt_plt"
@@ -81,7 +80,7 @@ static bool in_stub(json_t *s, unsigned long long stub)
 {
 	unsigned long long off;
 
-	return sscanf(vf_str(vf_frame(s, 0), "symbol"), "[ibt_plt+0x%llx]", &off) == 1 &&
+	return sscanf(verdict_str(verdict_frame(s, false, 0), "symbol"), "[ibt_plt+0x%llx]", &off) == 1 &&
 	       off >= stub && off < stub + 16;
 }
 
@@ -113,18 +112,18 @@ Test(verdict, ibt_plt)
 		in++;
 		if (bug) {
 			/* RA 0 from the word above the return address; libunwind goes on */
-			cr_assert(vf_is(s, "class", "ours-wrong") &&
-				  vf_is(s, "why", "ra-zero-not-outermost") &&
-				  vf_is(s, "stop", "ra-zero") && vf_nframes(s) == 1 &&
-				  vf_sym_in(vf_ref_frame(s, 1), "call_loop"), "%s", json_dumps(s, 0));
+			cr_assert(verdict_is(s, "class", "ours-wrong") &&
+				  verdict_is(s, "why", "ra-zero-not-outermost") &&
+				  verdict_is(s, "stop", "ra-zero") && verdict_frames(s, false) == 1 &&
+				  verdict_sym_in(verdict_frame(s, true, 1), "call_loop"), "%s", json_dumps(s, 0));
 			n_wrong++;
 			continue;
 		}
-		cr_assert(vf_sym_in(vf_frame(s, 1), "call_loop") &&
-			  vf_source_is(vf_frame(s, 1), "sframe") &&
-			  vf_sym_in(vf_frame(s, 2), "spin_plt") && vf_sym_in(vf_frame(s, 3), "main") &&
-			  vf_covered(s) >= 4, "%s", json_dumps(s, 0));
-		cr_assert(vf_is(s, "class", "ended") && vf_is(s, "outcome", "verified"),
+		cr_assert(verdict_sym_in(verdict_frame(s, false, 1), "call_loop") &&
+			  verdict_source_is(verdict_frame(s, false, 1), "sframe") &&
+			  verdict_sym_in(verdict_frame(s, false, 2), "spin_plt") && verdict_sym_in(verdict_frame(s, false, 3), "main") &&
+			  verdict_covered(s) >= 4, "%s", json_dumps(s, 0));
+		cr_assert(verdict_is(s, "class", "ended") && verdict_is(s, "outcome", "verified"),
 			  "%s", json_dumps(s, 0));
 	}
 	cr_assert_gt(in, 20, "%zu samples in the first .plt.sec stub", in);

@@ -19,26 +19,25 @@
 #include <criterion/criterion.h>
 #include <libunwind.h>
 
-#include "verdict_frames.h"
 #include "verdict_run.h"
 
 #define LIBUNWIND_ENDS_AT_RA_ZERO (UNW_VERSION >= UNW_VERSION_CODE(1, 8))
 
 static void check_thread_sample(json_t *s)
 {
-	json_t *clone_frame = vf_frame(s, 1);
+	json_t *clone_frame = verdict_frame(s, false, 1);
 
-	cr_assert_eq(vf_nframes(s), 2, "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(clone_frame, "raw_clone") && vf_source_is(clone_frame, "sframe") &&
-		  !vf_implausible(clone_frame), "%s", json_dumps(s, 0));
-	cr_assert(vf_is(s, "stop", "ra-zero") && vf_covered(s) == 2 &&
-		  vf_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
+	cr_assert_eq(verdict_frames(s, false), 2, "%s", json_dumps(s, 0));
+	cr_assert(verdict_sym_in(clone_frame, "raw_clone") && verdict_source_is(clone_frame, "sframe") &&
+		  !verdict_implausible(clone_frame), "%s", json_dumps(s, 0));
+	cr_assert(verdict_is(s, "stop", "ra-zero") && verdict_covered(s) == 2 &&
+		  verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
 	if (LIBUNWIND_ENDS_AT_RA_ZERO) {
-		cr_assert(vf_is(s, "class", "match"), "%s", json_dumps(s, 0));
+		cr_assert(verdict_is(s, "class", "match"), "%s", json_dumps(s, 0));
 		return;
 	}
-	cr_assert(vf_is(s, "class", "libunwind-failed") && vf_is(s, "why", "not-code") &&
-		  vf_ref_nframes(s) == 3 && vf_is(vf_ref_frame(s, 2), "ip", "0x0"),
+	cr_assert(verdict_is(s, "class", "libunwind-failed") && verdict_is(s, "why", "not-code") &&
+		  verdict_frames(s, true) == 3 && verdict_is(verdict_frame(s, true, 2), "ip", "0x0"),
 		  "%s", json_dumps(s, 0));
 }
 

@@ -17,23 +17,22 @@
  */
 #include <criterion/criterion.h>
 
-#include "verdict_frames.h"
 #include "verdict_run.h"
 
 /* The walk's frames @at.. are spin_at_entry+0x0 (reached by @how), entry_caller, main. */
 static void check_from_entry(json_t *s, size_t at, const char *how)
 {
-	json_t *entry = vf_frame(s, at), *caller = vf_frame(s, at + 1), *top = vf_frame(s, at + 2);
+	json_t *entry = verdict_frame(s, false, at), *caller = verdict_frame(s, false, at + 1), *top = verdict_frame(s, false, at + 2);
 
-	cr_assert(vf_sym_is(entry, "spin_at_entry+0x0") && vf_source_is(entry, how),
+	cr_assert(verdict_sym_is(entry, "spin_at_entry+0x0") && verdict_source_is(entry, how),
 		  "%s", json_dumps(s, 0));
-	cr_assert(at == 0 || (vf_exact(entry) && vf_plausible(entry)), "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(caller, "entry_caller") && vf_source_is(caller, "sframe") &&
-		  vf_plausible(caller), "%s", json_dumps(s, 0));
-	cr_assert(vf_sym_in(top, "main") && vf_source_is(top, "sframe") && vf_plausible(top),
+	cr_assert(at == 0 || (verdict_exact(entry) && verdict_plausible(entry)), "%s", json_dumps(s, 0));
+	cr_assert(verdict_sym_in(caller, "entry_caller") && verdict_source_is(caller, "sframe") &&
+		  verdict_plausible(caller), "%s", json_dumps(s, 0));
+	cr_assert(verdict_sym_in(top, "main") && verdict_source_is(top, "sframe") && verdict_plausible(top),
 		  "%s", json_dumps(s, 0));
-	cr_assert_geq(vf_covered(s), (long long)at + 3, "%s", json_dumps(s, 0));
-	cr_assert(vf_is(s, "class", "ended") && vf_is(s, "outcome", "verified") &&
+	cr_assert_geq(verdict_covered(s), (long long)at + 3, "%s", json_dumps(s, 0));
+	cr_assert(verdict_is(s, "class", "ended") && verdict_is(s, "outcome", "verified") &&
 		  json_is_true(json_object_get(s, "agrees")), "%s", json_dumps(s, 0));
 }
 
@@ -48,11 +47,11 @@ Test(verdict, signal_first_insn)
 	cr_assert_str_eq(v.r.out, "signal_first_insn: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
 		if (verdict_frame0_in(s, "handler_spin")) {
-			json_t *tramp = vf_frame(s, 1);
+			json_t *tramp = verdict_frame(s, false, 1);
 
 			in_handler++;
-			cr_assert(vf_source_is(tramp, "sframe") && vf_exact(tramp) &&
-				  vf_plausible(tramp), "%s", json_dumps(s, 0));
+			cr_assert(verdict_source_is(tramp, "sframe") && verdict_exact(tramp) &&
+				  verdict_plausible(tramp), "%s", json_dumps(s, 0));
 			check_from_entry(s, 2, "signal");
 		} else if (verdict_frame0_in(s, "spin_at_entry")) {
 			in_loop++;

@@ -59,25 +59,17 @@ json_t *verdict_stacks(const struct verdict_run *v)
 
 const char *verdict_symbol(json_t *stack, size_t i)
 {
-	json_t *f = json_array_get(json_object_get(stack, "frames"), i);
-	const char *s = json_string_value(json_object_get(f, "symbol"));
-
-	return s ? s : "";
+	return verdict_str(verdict_frame(stack, false, i), "symbol");
 }
 
 bool verdict_frame0_in(json_t *stack, const char *fn)
 {
-	const char *s = verdict_symbol(stack, 0);
-	size_t n = strlen(fn);
-
-	return !strncmp(s, fn, n) && (s[n] == '+' || !s[n]);
+	return verdict_sym_in(verdict_frame(stack, false, 0), fn);
 }
 
 bool verdict_class_is(json_t *stack, const char *cls)
 {
-	const char *c = json_string_value(json_object_get(stack, "class"));
-
-	return c && !strcmp(c, cls);
+	return verdict_is(stack, "class", cls);
 }
 
 long long verdict_frame0_offset(json_t *stack, const char *fn)

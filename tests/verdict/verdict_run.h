@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "run_helper.h"
 
@@ -64,5 +65,56 @@ unsigned long long verdict_ip(json_t *frame);
 
 /** verdict_str() - @obj's string @key, "" when none (also for a NULL @obj). */
 const char *verdict_str(json_t *obj, const char *key);
+
+/** verdict_sym_in() - is frame @f's symbol in function @fn ("fn" or "fn+0x..")? */
+static inline bool verdict_sym_in(json_t *f, const char *fn)
+{
+	const char *s = verdict_str(f, "symbol");
+	size_t n = strlen(fn);
+
+	return !strncmp(s, fn, n) && (s[n] == '+' || !s[n]);
+}
+
+/** verdict_sym_is() - is frame @f's symbol exactly @sym ("fn+0x0")? */
+static inline bool verdict_sym_is(json_t *f, const char *sym)
+{
+	return !strcmp(verdict_str(f, "symbol"), sym);
+}
+
+/** verdict_source_is() - was our frame @f reached by @src ("regs", "sframe", "fp", "signal")? */
+static inline bool verdict_source_is(json_t *f, const char *src)
+{
+	return !strcmp(verdict_str(f, "source"), src);
+}
+
+/** verdict_exact() - is frame @f's IP where the thread was ("exact": true)? */
+static inline bool verdict_exact(json_t *f)
+{
+	return json_is_true(json_object_get(f, "exact"));
+}
+
+/** verdict_plausible() - did the plausibility oracle call frame @f plausible? */
+static inline bool verdict_plausible(json_t *f)
+{
+	return json_is_true(json_object_get(f, "plausible"));
+}
+
+/** verdict_implausible() - did it call frame @f wrong ("plausible": false)? */
+static inline bool verdict_implausible(json_t *f)
+{
+	return json_is_false(json_object_get(f, "plausible"));
+}
+
+/** verdict_covered() - the sample's covered prefix (frames). */
+static inline long long verdict_covered(json_t *stack)
+{
+	return json_integer_value(json_object_get(stack, "covered"));
+}
+
+/** verdict_is() - is @stack's string field @key @val ("class", "outcome", "why", ...)? */
+static inline bool verdict_is(json_t *stack, const char *key, const char *val)
+{
+	return !strcmp(verdict_str(stack, key), val);
+}
 
 #endif /* TESTS_VERDICT_RUN_H */
