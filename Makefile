@@ -220,7 +220,8 @@ FUZZ_NAMES := fuzz_sframe fuzz_codectl
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 25
 
-BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample
+BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample \
+	$(O)/bench/crowd
 # bench/jit: its own fragment (a JIT writer program and the lookup benchmark).
 include bench/jit.mk
 # bench/startup: a program linked against 20 libraries with .sframe.
@@ -490,6 +491,11 @@ $(STARTUP_PROG): bench/startup/startup_prog.c $(STARTUP_LIBS)
 	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) \
 		-L$(STARTUP_DIR) $(STARTUP_NUMS:%=-lstart%) -Wl,-rpath,'$$ORIGIN'
 
+$(O)/bench/crowd: bench/crowd.c $(E2E_PROG) $(CODECTL_RUN)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DE2E_PROG='"$(abspath $(E2E_PROG))"' $(ALL_CFLAGS) $(CPPFLAGS) $< -o $@ $(ALL_LDFLAGS)
+
 $(O)/bench/startup: bench/startup.c $(STARTUP_PROG) $(CODECTL_RUN) $(AUDIT_SO)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
@@ -502,6 +508,7 @@ bench: $(BENCH_BINS)
 	$(O)/bench/syscall
 	$(O)/bench/startup
 	$(O)/bench/sample
+	$(O)/bench/crowd
 	$(O)/bench/jit
 
 # ---------------------------------------------------------------- demos

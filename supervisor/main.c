@@ -99,10 +99,17 @@ static void on_signal(struct run *r)
 
 	while (read(r->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
-			trace_reap(&r->trace);
+			r->reap_pending = true;
 		else
 			forward(r, &si);
 	}
+}
+
+/* Wait statuses, a batch at a time: the calls' answers come first (event_loop()). */
+static void reap_some(struct run *r)
+{
+	if (r->reap_pending)
+		r->reap_pending = trace_reap(&r->trace, REAP_BATCH);
 }
 
 static void on_exec_error(struct run *r)
@@ -150,30 +157,38 @@ static bool finished(const struct run *r)
 	return r->listener_hup || r->calls.notifier.fd < 0;
 }
 
+/*
+ * Codectl calls are answered before anything else: each turn handles the
+ * waiting notifications first, then a batch of wait statuses (sample stops
+ * among them), the timer, and one captured sample's walks when nothing waits.
+ */
 static void event_loop(struct run *r)
 {
 	struct epoll_event ev[16];
+	bool busy;
 	int n;
 
 	while (!finished(r)) {
-		/* captured samples are unwound one per turn, once no event waits */
-		n = epoll_wait(r->epoll_fd, ev, 16, sampler_pending(r->sampler) ? 0 :
-						    r->sampler ? 2000 : -1);
+		busy = r->reap_pending || sampler_pending(r->sampler);
+		n = epoll_wait(r->epoll_fd, ev, 16, busy ? 0 : r->sampler ? 2000 : -1);
 		if (n < 0 && errno != EINTR) {
 			log_line(&r->log, "epoll_wait: %s", strerror(errno));
 			return;
 		}
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.fd == r->calls.notifier.fd)
+				on_listener(r, ev[i].events);
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.fd == r->signal_fd)
 				on_signal(r);
 			else if (ev[i].data.fd == r->exec_err_fd)
 				on_exec_error(r);
-			else if (ev[i].data.fd == r->calls.notifier.fd)
-				on_listener(r, ev[i].events);
 			else if (r->sampler && ev[i].data.fd == r->sampler->trig.timer_fd)
 				sampler_on_timer(r->sampler);
 		}
-		sampler_walk_one(r->sampler);
+		reap_some(r);
+		if (!r->reap_pending)
+			sampler_walk_one(r->sampler);
 		sampler_progress(r->sampler);
 	}
 }
@@ -196,6 +211,7 @@ static void finish_sampling(struct run *r)
 		.opts = &r->opts,
 		.perf_events = r->sampler && r->sampler->trig.kind == TRIGGER_PERF,
 		.queue = SAMPLER_QUEUE,
+		.wall_stops = SAMPLER_WALL_STOPS_PER_SEC,
 		.registrations = { t.accepted, t.rejected, t.unregistered, t.exec_registered,
 				   t.stale },
 		.exit_status = program_status(r),

@@ -38,7 +38,11 @@ struct run {
 	bool start_failed;
 	bool listener_hup;
 	bool check_failed;
+	bool reap_pending;	/* SIGCHLD came: wait statuses to collect */
 };
+
+/* Wait statuses collected per turn of the event loop, between the calls' answers. */
+#define REAP_BATCH 32
 
 /** run_hooks() - what the process tree's events mean to the other parts. */
 struct trace_hooks run_hooks(struct run *r);

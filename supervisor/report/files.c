@@ -142,6 +142,7 @@ static json_t *counts_json(const struct sample_stats *st)
 	json_object_set_new(o, "waited_max_ms", json_real((double)st->waited_max_ns / 1e6));
 	json_object_set_new(o, "dropped_busy", json_integer((json_int_t)st->dropped_busy));
 	json_object_set_new(o, "missed_ticks", json_integer((json_int_t)st->missed_ticks));
+	json_object_set_new(o, "shed", json_integer((json_int_t)st->shed));
 	json_object_set_new(o, "jit_unchecked",
 			    json_integer((json_int_t)st->by_class[SC_JIT_UNCHECKED]));
 	json_object_set_new(o, "through_jit", json_integer((json_int_t)st->jit_samples));

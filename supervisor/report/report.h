@@ -31,6 +31,7 @@ struct report_registrations {
  * @perf_events: samples were triggered by CPU-clock perf events (else by
  *	the supervisor's timer)
  * @queue: samples that may wait to be unwound (the dropped-while-busy hint)
+ * @wall_stops: wall-clock stops a second at most (the shed samples' note)
  * @registrations: for --json
  * @exit_status: the program's, for --json
  */
@@ -39,6 +40,7 @@ struct report {
 	const struct run_opts *opts;
 	bool perf_events;
 	unsigned int queue;
+	unsigned int wall_stops;
 	struct report_registrations registrations;
 	int exit_status;
 	struct log *log;

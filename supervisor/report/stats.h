@@ -69,6 +69,7 @@ struct sample_stats {
 	unsigned long dropped;
 	unsigned long dropped_busy;
 	unsigned long missed_ticks;
+	unsigned long shed;		/* wall-clock samples not taken: over the stop budget */
 	unsigned long programs_own;
 	unsigned long waited;
 	uint64_t waited_max_ns;

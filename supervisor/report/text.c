@@ -148,6 +148,9 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 				"--no-crosscheck)", st->dropped_busy, r->queue);
 	if (st->missed_ticks)
 		fprintf(r->log->f, ", %lu timer ticks missed while busy", st->missed_ticks);
+	if (st->shed)
+		fprintf(r->log->f, ", %lu shed (wall clock: at most %u stops a second, threads "
+				"take turns)", st->shed, r->wall_stops);
 	if (st->programs_own)
 		fprintf(r->log->f, ", %lu at the program's own SIGPROF", st->programs_own);
 	fprintf(r->log->f, "\n");

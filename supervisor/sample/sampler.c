@@ -305,31 +305,70 @@ void sampler_flush(struct sampler *sm)
 		sampler_walk_one(sm);
 }
 
+/*
+ * One timer tick: SIGPROF to at most @budget threads, round robin from the
+ * thread after the one signalled last (@sm->tick_cursor), so that every
+ * thread gets its turn when there are more than the budget.
+ */
 struct tick_ctx {
 	struct sampler *sm;
 	uint64_t now;
+	unsigned int budget;
+	unsigned long eligible;
+	bool wrapped;	/* second pass: the threads up to the cursor */
 };
+
+static bool tick_eligible(const struct sampler *sm, const struct thread *th)
+{
+	const struct thread_sampling *ts = th->slot[sm->thread_key];
+
+	return th->proc && ts && ts->on && !ts->sent_ns && th->attached && !th->group_stopped;
+}
 
 static void tick_thread(const void *node, VISIT which, void *arg)
 {
 	struct thread *th = *(struct thread *const *)node;
 	struct tick_ctx *c = arg;
-	struct thread_sampling *ts = th->slot[c->sm->thread_key];
+	struct sampler *sm = c->sm;
 
-	if ((which == postorder || which == leaf) && th->proc && ts && th->attached &&
-	    !th->group_stopped)
-		trigger_tick_one(&c->sm->trig, ts, th->proc->tgid, th->tid, c->now);
+	if ((which != postorder && which != leaf) || !tick_eligible(sm, th))
+		return;
+	if ((th->tid > sm->tick_cursor) == c->wrapped)
+		return;	/* not this pass's */
+	c->eligible++;
+	if (!c->budget)
+		return;
+	trigger_tick_one(&sm->trig, th->slot[sm->thread_key], th->proc->tgid, th->tid, c->now);
+	sm->tick_cursor = th->tid;
+	c->budget--;
+}
+
+/* The stops one tick may make: what the queue can take, and the wall-clock cap. */
+static unsigned int tick_budget(const struct sampler *sm)
+{
+	uint64_t per_tick = SAMPLER_WALL_STOPS_PER_SEC * sm->trig.period_ns / 1000000000ull;
+
+	if (!per_tick)
+		per_tick = 1;
+	if (per_tick > SAMPLER_QUEUE - sm->nqueued)
+		per_tick = SAMPLER_QUEUE - sm->nqueued;
+	return (unsigned int)per_tick;
 }
 
 void sampler_on_timer(struct sampler *sm)
 {
 	struct tick_ctx c = { .sm = sm, .now = clock_now_ns() };
 	uint64_t expirations;
+	unsigned int budget;
 
 	if (!sm || read(sm->trig.timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	sm->stats.missed_ticks += expirations - 1;
+	budget = c.budget = tick_budget(sm);
 	twalk_r(sm->trace->tree.threads, tick_thread, &c);
+	c.wrapped = true;
+	twalk_r(sm->trace->tree.threads, tick_thread, &c);
+	sm->stats.shed += c.eligible - (budget - c.budget);
 }
 
 void sampler_progress(struct sampler *sm)

@@ -34,6 +34,7 @@
  * @proc_key, @code_key, @truth_key, @thread_key: the tree's slots for a
  *	process's oracles (struct oracles), code pages (struct code_cache) and
  *	truth table (struct truth_table), and a thread's struct thread_sampling
+ * @tick_cursor: the thread a wall-clock tick signalled last (round robin)
  * @status_ns: when the last progress line was written; @status_shown: one was
  */
 struct sampler {
@@ -50,6 +51,7 @@ struct sampler {
 	int code_key;
 	int truth_key;
 	int thread_key;
+	pid_t tick_cursor;
 	uint64_t status_ns;
 	bool status_shown;
 };
@@ -96,7 +98,19 @@ unsigned int sampler_pending(const struct sampler *sm);
 /** sampler_flush() - unwind and count every captured sample. */
 void sampler_flush(struct sampler *sm);
 
-/** sampler_on_timer() - the supervisor's timer ticked: SIGPROF to the threads it samples. */
+/*
+ * Wall-clock stops a second at most, whatever the number of threads: each
+ * costs the thread a freeze and the supervisor ~30 us, and the calls' answers
+ * must not wait behind them. Threads past the budget wait for a later tick
+ * (counted as shed).
+ */
+#define SAMPLER_WALL_STOPS_PER_SEC 2000u
+
+/**
+ * sampler_on_timer() - the supervisor's timer ticked: SIGPROF to the threads
+ * it samples, as many as the queue and SAMPLER_WALL_STOPS_PER_SEC allow,
+ * round robin
+ */
 void sampler_on_timer(struct sampler *sm);
 
 /** sampler_progress() - the status line, every 2 s when stderr is a terminal. */

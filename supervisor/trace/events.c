@@ -271,15 +271,19 @@ static void on_gone(struct trace *t, pid_t tid, int status)
 		trace_proc_exited(t, p);
 }
 
-void trace_reap(struct trace *t)
+bool trace_reap(struct trace *t, unsigned int max)
 {
 	int status;
 	pid_t tid;
 
-	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+	for (unsigned int n = 0; n < max; n++) {
+		tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid <= 0)
+			return false;
 		if (WIFSTOPPED(status))
 			on_stopped(t, tid, status);
 		else
 			on_gone(t, tid, status);
 	}
+	return true;
 }

@@ -67,7 +67,12 @@ struct proc *trace_proc_of(struct trace *t, pid_t tid);
 /** trace_proc_exited() - @p has no threads left: tell the hooks, count what it left, drop it. */
 void trace_proc_exited(struct trace *t, struct proc *p);
 
-/** trace_reap() - collect every pending wait status and act on it; never blocks. */
-void trace_reap(struct trace *t);
+/**
+ * trace_reap() - collect pending wait statuses and act on them, at most @max
+ * (so that the caller can answer waiting calls in between); never blocks
+ * Return: true when @max were collected and more may wait (call it again:
+ * no new SIGCHLD announces them).
+ */
+bool trace_reap(struct trace *t, unsigned int max);
 
 #endif /* SUPERVISOR_TRACE_TRACE_H */

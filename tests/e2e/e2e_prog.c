@@ -4,7 +4,7 @@
  * It uses only include/ and checks its own results; exit status 0 means every
  * check in the program held (the test then compares with codectl-run's report).
  *
- *   exit N | abort | live N | threads T ITER | forks N | exec-chain N |
+ *   exit N | abort | live N | threads T ITER [PAUSE_US] | forks N | exec-chain N |
  *   wait-signal | restart MODE ITER | int80 | x32 | fd-scan | self-register |
  *   kill-during-call ROUNDS | vfork-exit | fork-storm | clone-kinds | none
  */
@@ -66,6 +66,7 @@ static int cmd_live(int n)
 struct worker {
 	uint8_t *text;
 	int iter;
+	int pause_us;	/* between iterations: the threads live together */
 	long ok_reg, ok_unreg;
 };
 
@@ -78,30 +79,38 @@ static void *worker(void *p)
 
 		CHECK(reg(a, a + 64) == 0);
 		w->ok_reg++;
-		CHECK(reg(a, a + 64) == -1 && errno == EEXIST);
+		if (!w->pause_us)
+			CHECK(reg(a, a + 64) == -1 && errno == EEXIST);
 		CHECK(unreg(a) == 0);
 		w->ok_unreg++;
-		CHECK(unreg(a) == -1 && errno == ENOENT);
+		if (!w->pause_us)
+			CHECK(unreg(a) == -1 && errno == ENOENT);
+		else	/* a crowd of threads living together, valid calls only */
+			usleep((useconds_t)w->pause_us);
 	}
 	return NULL;
 }
 
-static int cmd_threads(int nthreads, int iter)
+static int cmd_threads(int nthreads, int iter, int pause_us)
 {
-	pthread_t th[64];
-	struct worker w[64];
-	uint8_t *t = rx_area(64 * 4096);
+	pthread_t *th = calloc((size_t)nthreads, sizeof(*th));
+	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
+	uint8_t *t = rx_area((size_t)nthreads * 4096);
+	pthread_attr_t attr;
 
-	CHECK(nthreads <= 64);
+	CHECK(th && w && nthreads > 0 && nthreads <= 4096);
+	CHECK(!pthread_attr_init(&attr) && !pthread_attr_setstacksize(&attr, 65536));
 	for (int i = 0; i < nthreads; i++) {
-		w[i] = (struct worker){ .text = t + 4096 * i, .iter = iter };
-		CHECK(pthread_create(&th[i], NULL, worker, &w[i]) == 0);
+		w[i] = (struct worker){ .text = t + 4096 * i, .iter = iter, .pause_us = pause_us };
+		CHECK(pthread_create(&th[i], &attr, worker, &w[i]) == 0);
 	}
 	for (int i = 0; i < nthreads; i++)
 		CHECK(pthread_join(th[i], NULL) == 0);
 	for (int i = 0; i < nthreads; i++)
 		CHECK(w[i].ok_reg == iter && w[i].ok_unreg == iter);
 	printf("threads: %ld registrations\n", (long)nthreads * iter);
+	free(th);
+	free(w);
 	return 0;
 }
 
@@ -427,7 +436,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "live"))
 		return cmd_live(a);
 	if (!strcmp(cmd, "threads"))
-		return cmd_threads(a, b);
+		return cmd_threads(a, b, argc > 4 ? atoi(argv[4]) : 0);
 	if (!strcmp(cmd, "forks"))
 		return cmd_forks(a);
 	if (!strcmp(cmd, "exec-chain"))

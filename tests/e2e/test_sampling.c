@@ -405,3 +405,35 @@ Test(sampling, jit_frames_named_from_the_perf_map_and_checked_up_to_the_first_on
 	json_decref(j);
 	run_free(&r);
 }
+
+/*
+ * 1000 threads living together, each registering 20 times, sampled by the
+ * wall clock at 100 Hz (100 000 stops a second asked for): the calls are
+ * answered first and sampling sheds the stops over its budget, threads
+ * taking turns, so the program finishes (before shedding it never did).
+ */
+Test(sampling, a_thousand_wall_clock_sampled_threads_get_every_answer)
+{
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	const struct summary_row *row;
+	struct run r;
+	json_t *j;
+
+	SRUN(&r, "--clock", "wall", "--freq", "100", "--json", json, "--", E2E_PROG, "threads",
+	     "1000", "20", "20000");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_str_eq(r.out, "threads: 20000 registrations\n");
+	row = run_first_row(&r);
+	cr_assert(row);
+	cr_assert_eq(row->accepted, 20000);
+	cr_assert_eq(row->unregistered, 20000);
+	cr_assert_eq(row->rejected, 0);
+	cr_assert_eq(row->left, row->exec, "only what was registered at exec is left");
+	j = load(json);
+	cr_assert_gt(count(j, "shed"), 0);
+	cr_assert_gt(count(j, "total"), 0);
+	cr_assert_eq(count(j, "dropped"), 0);
+	json_decref(j);
+	run_free(&r);
+}
