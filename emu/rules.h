@@ -44,6 +44,8 @@
 	X(SFRAME_BUDGET, "sframe-budget", ENOMEM, \
 	  "the address space's sections above their budget") \
 	X(NOMEM, "nomem", ENOMEM, "the emulator ran out of memory") \
+	X(EMULATOR_FAILURE, "emulator-failure", EAGAIN, \
+	  "the emulator could not read the caller's mappings or memory for a reason of its own") \
 	X(JIT_HEAD_FAULT, "jit-head-fault", EFAULT, "JIT table header unreadable") \
 	X(JIT_HEAD_ALIGN, "jit-head-align", EINVAL, "JIT table header not 8-byte aligned") \
 	X(JIT_USED_LEN, "jit-used-len", EINVAL, "used_len > reserved_len") \

@@ -204,7 +204,6 @@ static int program_status(const struct run *r)
 /* The report, the files, and --check's verdict (exit status 3). */
 static void finish_sampling(struct run *r)
 {
-	struct sampler_sources src = { .sm = r->sampler };
 	struct proc_stats t = summary_totals(&r->trace.tree);
 	struct report rep = {
 		.stats = r->sampler ? &r->sampler->stats : NULL,
@@ -220,8 +219,7 @@ static void finish_sampling(struct run *r)
 
 	if (!r->sampler)
 		return;
-	report_add_sources(rep.stats, sampler_source_line, &src);
-	source_lines_free(&src.lines);
+	report_add_sources(rep.stats, 0, sampler_source_line, r->sampler);
 	sampler_progress_end(r->sampler);
 	report_print(&rep);
 	report_write_files(&rep);

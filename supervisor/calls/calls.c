@@ -53,6 +53,32 @@ static struct emu_policy policy_for(const struct calls *c, const struct proc *p)
 	return pol;
 }
 
+/* Read @p's mappings again: an error of the reader's own (not the process gone) is logged. */
+static int refresh(struct calls *c, struct proc *p, pid_t tid)
+{
+	int err = maps_refresh(c->trace, p, tid);
+
+	if (!err || err == -ENOENT || err == -ESRCH)
+		return 0;
+	log_line(c->log, "pid %d: cannot read /proc/%d/maps: %s", (int)tid, (int)tid,
+		 strerror(-err));
+	return err;
+}
+
+/*
+ * The answer when the emulator, not the caller, failed: the mappings or the
+ * caller's memory could not be read for a reason of the supervisor's (out of
+ * descriptors or memory). Never taken for "not mapped": EAGAIN.
+ */
+static int emulator_failure(struct calls *c, pid_t tid, struct emu_call_result *res, int err,
+			    const char *what)
+{
+	emu_codectl_discard(res);
+	*res = (struct emu_call_result){ 0 };
+	log_line(c->log, "pid %d: answering EAGAIN (emulator failure): %s", (int)tid, what);
+	return emu_reject(&res->verdict, EMU_R_EMULATOR_FAILURE, "%s: %s", what, strerror(-err));
+}
+
 /* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
 static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
 		   struct emu_call_result *res)
@@ -65,17 +91,24 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 	int err;
 
 	if (maps_old(p)) {
-		maps_refresh(c->trace, p, tid);
+		err = refresh(c, p, tid);
+		if (err)
+			return emulator_failure(c, tid, res, err, "reading its mappings");
 		fresh = true;
 	}
 	sp.maps_cached = !fresh;
 	err = emu_codectl_prepare(&pol, &sp, call, res);
-	if (!err || fresh || !maps_related(res->verdict.rule))
-		return err;
-	emu_codectl_discard(res);
-	maps_refresh(c->trace, p, tid);
-	sp.maps_cached = false;
-	return emu_codectl_prepare(&pol, &sp, call, res);
+	if (err && !fresh && maps_related(res->verdict.rule)) {
+		emu_codectl_discard(res);
+		err = refresh(c, p, tid);
+		if (err)
+			return emulator_failure(c, tid, res, err, "reading its mappings");
+		sp.maps_cached = false;
+		err = emu_codectl_prepare(&pol, &sp, call, res);
+	}
+	if (rm.internal_err)
+		return emulator_failure(c, tid, res, -rm.internal_err, "reading its memory");
+	return err;
 }
 
 static void count(struct proc *p, const struct emu_call_result *res, int err)

@@ -118,12 +118,6 @@ void oracles_free(void *o);
 /** oracles_mappings_changed() - the process's mappings changed: every cache goes. */
 void oracles_mappings_changed(struct oracles *o);
 
-/**
- * oracles_exited() - the process exited and its samples are walked: drop
- * its perf map (up to 64 MiB; the names already made are kept)
- */
-void oracles_exited(struct oracles *o);
-
 /** oracles_ready() - back-end @id can walk this process's samples. */
 bool oracles_ready(const struct oracles *o, enum oracle_id id);
 

@@ -52,11 +52,6 @@ void oracles_mappings_changed(struct oracles *o)
 	symbols_invalidate(&o->sym);
 }
 
-void oracles_exited(struct oracles *o)
-{
-	perf_map_free(&o->sym.perf);	/* an empty map: lookups find nothing */
-}
-
 bool oracles_ready(const struct oracles *o, enum oracle_id id)
 {
 	return !o->err[id] && o->state[id];

@@ -230,17 +230,49 @@ static struct source_provider *provider_of(struct source_lines *c, struct symbol
 	p->file = strdup(file);
 	if (!p->file)
 		return NULL;
-	p->s = d;
+	p->mods = &d->mods;
 	p->start = start;
+	p->owned = false;
 	c->n++;
 	return p;
 }
 
 void source_lines_free(struct source_lines *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->v[i].file);
+		if (!c->v[i].owned)
+			continue;
+		/* one kept modules may provide several files: free it once */
+		for (size_t j = i + 1; j < c->n; j++)
+			if (c->v[j].mods == c->v[i].mods)
+				c->v[j].owned = false;
+		modules_free(c->v[i].mods);
+		free(c->v[i].mods);
+	}
 	c->n = 0;
+}
+
+void source_lines_adopt(struct source_lines *c, struct symbols *s)
+{
+	struct modules *kept = NULL;
+	size_t i;
+
+	for (i = 0; i < c->n && c->v[i].mods != &s->mods; i++)
+		;
+	if (i == c->n)
+		return;	/* it provides nothing */
+	kept = malloc(sizeof(*kept));
+	if (kept) {
+		*kept = s->mods;
+		modules_init(&s->mods, s->mods.pid);
+	}
+	for (; i < c->n; i++) {
+		if (c->v[i].mods != &s->mods)
+			continue;
+		c->v[i].mods = kept;	/* NULL when out of memory: no lines from it */
+		c->v[i].owned = kept != NULL;
+	}
 }
 
 int symbols_source(struct source_lines *c, struct symbols *d, uint64_t ip, bool caller,
@@ -256,9 +288,9 @@ int symbols_source(struct source_lines *c, struct symbols *d, uint64_t ip, bool 
 
 	path = mod ? module_file(mod, &start) : NULL;
 	p = path ? provider_of(c, d, path, start) : NULL;
-	if (p && p->s != d) {
+	if (p && p->mods != &d->mods) {
 		at = p->start + (at - start);
-		mod = modules_at(&p->s->mods, at);
+		mod = p->mods ? modules_at(p->mods, at) : NULL;
 	}
 	line = mod ? dwfl_module_getsrc(mod, at) : NULL;
 	if (line)

@@ -76,20 +76,29 @@ int symbols_object_address(struct symbols *s, const char *name, uint64_t *addr);
 #define SOURCE_PROVIDERS 256
 
 /**
- * struct source_lines - which process's symbols read the line table of each
- * file (a file's table is read once per run, not once per process)
+ * struct source_lines - which modules read the line table of each file (a
+ * file's table is read once per run, not once per process): a process's
+ * modules, borrowed while it lives, kept here (owned) once it has exited
  */
 struct source_lines {
 	struct source_provider {
 		char *file;
-		struct symbols *s;
+		struct modules *mods;
 		uint64_t start;
+		bool owned;
 	} v[SOURCE_PROVIDERS];
 	size_t n;
 };
 
-/** source_lines_free() - forget the providers (their symbols are not owned). */
+/** source_lines_free() - forget the providers, and release the modules kept. */
 void source_lines_free(struct source_lines *c);
+
+/**
+ * source_lines_adopt() - @s's process is gone and its symbols go: the
+ * modules it provides line tables through are kept by @c (moved out of @s,
+ * which is left with none). At most SOURCE_PROVIDERS modules are ever kept.
+ */
+void source_lines_adopt(struct source_lines *c, struct symbols *s);
 
 /**
  * symbols_source() - "file.c:LINE" of @ip of @s's process into @buf (@size

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "supervisor/core/usage.h"
 
 typedef int (*write_fn)(const struct report *r, FILE *f);
 
@@ -211,6 +212,17 @@ static json_t *run_json(const struct report *r)
 			 "max_frames", (int)o->max_frames);
 }
 
+/* codectl-run's own descriptors and memory as the report is written. */
+static json_t *usage_json(void)
+{
+	struct self_usage u;
+
+	if (self_usage_read(&u))
+		return json_null();
+	return json_pack("{s:i,s:I,s:I}", "fds", (int)u.fds, "rss_kb", (json_int_t)u.rss_kb,
+			 "max_rss_kb", (json_int_t)u.max_rss_kb);
+}
+
 static json_t *cost_json(struct sample_stats *st)
 {
 	json_t *o = json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}",
@@ -252,6 +264,7 @@ static int write_json(const struct report *r, FILE *f)
 	if (!root)
 		return -1;
 	json_object_set_new(root, "places", places_json(st));
+	json_object_set_new(root, "supervisor", usage_json());
 	if (st->stacks)
 		json_object_set(root, "stacks", st->stacks);
 	err = json_dumpf(root, f, JSON_INDENT(1)) ? -1 : 0;

@@ -55,10 +55,10 @@ typedef int (*report_source_fn)(void *ctx, pid_t pid, uint64_t ip, bool caller, 
 
 /**
  * report_add_sources() - add "source_line" to the frames of the examples and
- * disagreements @st keeps, through @fn (done once, at the end: reading a
- * module's line table is slow)
+ * disagreements kept, of process @pid (0: of every process), where @fn
+ * knows it; frames that have one already are left as they are
  */
-void report_add_sources(struct sample_stats *st, report_source_fn fn, void *ctx);
+void report_add_sources(struct sample_stats *st, pid_t pid, report_source_fn fn, void *ctx);
 
 /** report_print() - the report on the log (samples, agreement, coverage, places). */
 void report_print(const struct report *r);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sampling report as text on the log. */
 #include <jansson.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,26 +32,40 @@ static void add_frame_sources(report_source_fn fn, void *ctx, pid_t pid, json_t 
 	}
 }
 
-static void add_sample_sources(report_source_fn fn, void *ctx, json_t *sample)
+static void add_sample_sources(report_source_fn fn, void *ctx, pid_t only, json_t *sample)
 {
 	pid_t pid = (pid_t)json_integer_value(json_object_get(sample, "pid"));
 
+	if (only && pid != only)
+		return;
 	add_frame_sources(fn, ctx, pid, json_object_get(sample, "frames"));
 	add_frame_sources(fn, ctx, pid, json_object_get(sample, "libunwind"));
 }
 
-void report_add_sources(struct sample_stats *st, report_source_fn fn, void *ctx)
-{
-	struct stats_place **v;
-	json_t *sample;
-	size_t n, i;
+struct sources_ctx {
+	report_source_fn fn;
+	void *ctx;
+	pid_t pid;
+};
 
-	v = stats_places_sorted(st, &n);
-	for (i = 0; i < n; i++)
-		add_sample_sources(fn, ctx, v[i]->example);
-	free(v);
+static void add_place_sources(const void *node, VISIT which, void *arg)
+{
+	const struct stats_place *p = *(struct stats_place *const *)node;
+	struct sources_ctx *c = arg;
+
+	if (which == postorder || which == leaf)
+		add_sample_sources(c->fn, c->ctx, c->pid, p->example);
+}
+
+void report_add_sources(struct sample_stats *st, pid_t pid, report_source_fn fn, void *ctx)
+{
+	struct sources_ctx c = { fn, ctx, pid };
+	json_t *sample;
+	size_t i;
+
+	twalk_r(st->places, add_place_sources, &c);
 	json_array_foreach(st->disagreements, i, sample)
-		add_sample_sources(fn, ctx, sample);
+		add_sample_sources(fn, ctx, pid, sample);
 }
 
 static double per(uint64_t ns, unsigned long n)

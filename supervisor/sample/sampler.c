@@ -16,6 +16,7 @@
 #include "sampler.h"
 #include "supervisor/core/clock.h"
 #include "supervisor/trace/maps.h"
+#include "supervisor/report/report.h"
 #include "truth.h"
 
 static int alloc_queue(struct sampler *sm)
@@ -80,6 +81,7 @@ void sampler_free(struct sampler *sm)
 		return;
 	trigger_free(&sm->trig);
 	stats_free(&sm->stats);
+	source_lines_free(&sm->lines);
 	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++)
 		free(sm->queue[i].stack);
 	walk_buffers_free(&sm->buf);
@@ -414,8 +416,15 @@ void sampler_mappings_changed(struct sampler *sm, struct proc *p)
 
 void sampler_proc_exited(struct sampler *sm, struct proc *p)
 {
-	if (sm && p->slot[sm->proc_key])
-		oracles_exited(p->slot[sm->proc_key]);
+	struct oracles *o = sm ? p->slot[sm->proc_key] : NULL;
+
+	if (!o)
+		return;
+	report_add_sources(&sm->stats, p->tgid, sampler_source_line, sm);
+	source_lines_adopt(&sm->lines, &o->sym);
+	tracees_proc_clear(&sm->trace->tree, p, sm->proc_key);
+	tracees_proc_clear(&sm->trace->tree, p, sm->code_key);
+	tracees_proc_clear(&sm->trace->tree, p, sm->truth_key);
 }
 
 /* The newest process with TGID @pid, exited or not (its oracles outlive it). */
@@ -429,11 +438,11 @@ static struct proc *proc_by_pid(const struct tracees *t, pid_t pid)
 
 int sampler_source_line(void *ctx, pid_t pid, uint64_t ip, bool caller, char *buf, size_t size)
 {
-	struct sampler_sources *c = ctx;
-	struct proc *p = proc_by_pid(&c->sm->trace->tree, pid);
-	struct oracles *o = p ? p->slot[c->sm->proc_key] : NULL;
+	struct sampler *sm = ctx;
+	struct proc *p = proc_by_pid(&sm->trace->tree, pid);
+	struct oracles *o = p ? p->slot[sm->proc_key] : NULL;
 
 	if (!o)
 		return -ENOENT;
-	return symbols_source(&c->lines, &o->sym, ip, caller, buf, size);
+	return symbols_source(&sm->lines, &o->sym, ip, caller, buf, size);
 }

@@ -35,6 +35,7 @@
  *	process's oracles (struct oracles), code pages (struct code_cache) and
  *	truth table (struct truth_table), and a thread's struct thread_sampling
  * @tick_cursor: the thread a wall-clock tick signalled last (round robin)
+ * @lines: the line tables read for the examples' file:line, for the run
  * @status_ns: when the last progress line was written; @status_shown: one was
  */
 struct sampler {
@@ -52,6 +53,7 @@ struct sampler {
 	int truth_key;
 	int thread_key;
 	pid_t tick_cursor;
+	struct source_lines lines;
 	uint64_t status_ns;
 	bool status_shown;
 };
@@ -122,20 +124,19 @@ void sampler_progress_end(struct sampler *sm);
 /** sampler_mappings_changed() - @p's mappings changed: its oracles forget their caches. */
 void sampler_mappings_changed(struct sampler *sm, struct proc *p);
 
-/** sampler_proc_exited() - @p exited and its samples are walked: its perf map goes. */
+/**
+ * sampler_proc_exited() - @p exited and its samples are walked: its kept
+ * examples get their file:line, then everything kept for it goes (its
+ * oracles, symbols, code pages, truth table; line tables it provides are
+ * kept for the run), so that the state of a long run stays bounded
+ */
 void sampler_proc_exited(struct sampler *sm, struct proc *p);
 
 /**
  * sampler_source_line() - "file.c:LINE" of @ip of process @pid, through the
- * oracles of the newest process with that pid (a report_source_fn: @ctx is a
- * struct sampler_sources)
+ * oracles of the newest process with that pid, while they are kept (a
+ * report_source_fn: @ctx is the struct sampler)
  */
 int sampler_source_line(void *ctx, pid_t pid, uint64_t ip, bool caller, char *buf, size_t size);
-
-/** struct sampler_sources - sampler_source_line()'s context for one report */
-struct sampler_sources {
-	struct sampler *sm;
-	struct source_lines lines;
-};
 
 #endif /* SUPERVISOR_SAMPLE_SAMPLER_H */

@@ -4,7 +4,8 @@
  * It uses only include/ and checks its own results; exit status 0 means every
  * check in the program held (the test then compares with codectl-run's report).
  *
- *   exit N | abort | live N | threads T ITER [PAUSE_US] | forks N | exec-chain N |
+ *   exit N | abort | live N | threads T ITER [PAUSE_US] | forks N | short-children N |
+ *   exec-chain N |
  *   wait-signal | restart MODE ITER | int80 | x32 | fd-scan | self-register |
  *   kill-during-call ROUNDS | vfork-exit | fork-storm | clone-kinds | none
  */
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <codectl.h>
 
@@ -137,6 +139,43 @@ static int cmd_forks(int n)
 	}
 	/* the children's registrations were theirs */
 	CHECK(unreg((uintptr_t)t + 4096) == -1 && errno == ENOENT);
+	return 0;
+}
+
+/* Spin for @ms of CPU time: long enough to be sampled. */
+static void spin_ms(int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+/*
+ * @n short children one after the other, each sampled (it spins 5 ms) and
+ * registering a range of its own: what the supervisor keeps per exited
+ * process must not pile up, nor make a later child's valid call fail.
+ */
+static int cmd_short_children(int n)
+{
+	uint8_t *t = rx_area(4096);
+
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		int status;
+
+		CHECK(pid >= 0);
+		if (pid == 0) {
+			spin_ms(5);
+			CHECK(reg((uintptr_t)t, (uintptr_t)t + 64) == 0);
+			_exit(0);
+		}
+		CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0);
+	}
+	printf("short-children: %d registered\n", n);
 	return 0;
 }
 
@@ -439,6 +478,8 @@ int main(int argc, char **argv)
 		return cmd_threads(a, b, argc > 4 ? atoi(argv[4]) : 0);
 	if (!strcmp(cmd, "forks"))
 		return cmd_forks(a);
+	if (!strcmp(cmd, "short-children"))
+		return cmd_short_children(a);
 	if (!strcmp(cmd, "exec-chain"))
 		return cmd_exec_chain(argv[0], a);
 	if (!strcmp(cmd, "wait-signal"))
