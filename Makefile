@@ -209,7 +209,8 @@ E2E_PROG := $(O)/tests/e2e-prog
 E2E_PROG_V1 := $(O)/tests/e2e-prog-v1
 SFRAME_V1_COPY := $(O)/tests/sframe-v1-copy
 SAMPLE_PROG := $(O)/tests/sample-prog
-E2E_SRC := tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/run_helper.c
+E2E_SRC := tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/test_restart.c \
+	tests/e2e/run_helper.c
 E2E_BIN := $(O)/tests/e2e-tests
 
 # Live-stack unwinder tests, compiled with .sframe at -O0 and -O2.

@@ -348,7 +348,7 @@ static int setup_parts(struct run *r)
 	int err;
 
 	r->trace = (struct trace){ .log = &r->log, .fork_copies = !r->opts.strict,
-				   .hooks = run_hooks(r) };
+				   .trapped_nr = r->opts.nr, .hooks = run_hooks(r) };
 	tracees_init(&r->trace.tree, r->opts.max_registrations);
 	r->calls = (struct calls){ .policy = emu_policy_default(), .nr = r->opts.nr,
 				   .trace_lines = r->opts.trace, .trace = &r->trace,

@@ -23,6 +23,10 @@ static void print_details(FILE *f, const struct proc *p)
 	if (st->interrupted)
 		fprintf(f, "    pid %d: %lu answers not delivered (caller gone or interrupted; "
 				"not applied)\n", (int)p->tgid, st->interrupted);
+	if (st->restarted)
+		fprintf(f, "    pid %d: %lu restart%s after a signal interrupted a call before "
+				"its answer (never EINTR)\n", (int)p->tgid, st->restarted,
+			st->restarted == 1 ? "" : "s");
 	if (st->exec_failed)
 		fprintf(f, "    pid %d: %lu exec-time registrations failed\n", (int)p->tgid,
 			st->exec_failed);

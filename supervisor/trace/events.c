@@ -5,16 +5,20 @@
  * exec clears (the exec hook re-registers), exit frees. Every
  * ptrace request may fail with ESRCH when the task is gone: that is not an
  * error. A new task's first stop may come before its creator's event: such a
- * task stays stopped until the event says which process it belongs to.
+ * task stays stopped until the event says which process it belongs to. A
+ * trapped call a signal interrupted restarts after the handler, whatever
+ * SA_RESTART says (restart_trapped()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kcmp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -221,11 +225,59 @@ static void on_event_stop(struct trace *t, pid_t tid, int sig)
 	resume(tid, 0);
 }
 
-/* A signal-delivery-stop: the hook's to take, else the signal goes on unchanged. */
+/* The kernel's restart codes (include/linux/errno.h), never seen by programs. */
+#define KERNEL_ERESTARTSYS 512
+#define KERNEL_ERESTARTNOINTR 513
+
+/* A register of stopped @tid, by its offset in struct user_regs_struct; false when gone. */
+static bool peek_reg(pid_t tid, size_t offset, long *val)
+{
+	errno = 0;
+	*val = ptrace(PTRACE_PEEKUSER, tid, (void *)offset, 0);
+	return !errno;
+}
+
+/*
+ * A trapped call waits for its answer in seccomp's interruptible wait
+ * (seccomp_do_user_notification(); with WAIT_KILLABLE_RECV only until the
+ * supervisor has received it): a signal ends the wait with -ERESTARTSYS, and
+ * a handler without SA_RESTART would make that EINTR, which no kernel's
+ * registration call returns. At the signal-delivery-stop, before the handler
+ * is chosen, -ERESTARTNOINTR takes its place: the kernel then restarts the
+ * call after the handler, or at once when there is none (x86 handle_signal(),
+ * arch_do_signal_or_restart()). Only when the thread is in that very call:
+ * orig_rax is the trapped number (-1 outside a system call), and no answer
+ * the supervisor gives is a restart code. The interrupted notification got
+ * no answer (an answer is applied only once delivered, calls/calls.c): the
+ * call made again is a new notification, answered and applied once.
+ * Return: true when the call was made to restart.
+ */
+static bool restart_trapped(struct trace *t, pid_t tid)
+{
+	long nr, ret;
+
+	if (!t->trapped_nr)
+		return false;
+	if (!peek_reg(tid, offsetof(struct user_regs_struct, orig_rax), &nr) ||
+	    nr != t->trapped_nr)
+		return false;
+	if (!peek_reg(tid, offsetof(struct user_regs_struct, rax), &ret) ||
+	    ret != -KERNEL_ERESTARTSYS)
+		return false;
+	return !ptrace(PTRACE_POKEUSER, tid, (void *)offsetof(struct user_regs_struct, rax),
+		       (void *)(long)-KERNEL_ERESTARTNOINTR);
+}
+
+/*
+ * A signal-delivery-stop: an interrupted trapped call is made to restart,
+ * then the stop is the hook's to take, else the signal goes on unchanged.
+ */
 static void on_signal_stop(struct trace *t, pid_t tid, int sig)
 {
 	struct thread *th = tracees_thread(&t->tree, tid);
 
+	if (restart_trapped(t, tid) && th && th->proc)
+		th->proc->stats.restarted++;
 	if (th && t->hooks.signal_stop && t->hooks.signal_stop(t->hooks.ctx, th, sig))
 		return;
 	resume(tid, sig);

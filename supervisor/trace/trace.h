@@ -44,6 +44,9 @@ struct trace_hooks {
  *	found by pid and start time at each call (trace_proc_of())
  * @fork_copies: a fork child starts with a copy of its parent's registrations
  *	(else empty, as the v13 kernel series does)
+ * @trapped_nr: the system call number the seccomp filter traps (0: none); a
+ *	signal interrupting it before its answer never makes it fail with EINTR:
+ *	it restarts after the handler, whatever SA_RESTART says
  * @child: the program started; @child_status: its wait status once reaped
  */
 struct trace {
@@ -51,6 +54,7 @@ struct trace {
 	struct log *log;
 	bool traced;
 	bool fork_copies;
+	long trapped_nr;
 	pid_t child;
 	int child_status;
 	bool child_reaped;

@@ -37,6 +37,7 @@ struct proc_stats {
 	unsigned long rejected_by_rule[EMU_R_COUNT];
 	unsigned long unregistered;
 	unsigned long interrupted;	/* answer not delivered: the caller was gone */
+	unsigned long restarted;	/* calls a signal interrupted before the answer: restarts */
 	unsigned long exec_registered;
 	unsigned long exec_failed;
 	unsigned long cleared_at_exec;

@@ -7,7 +7,8 @@
  *   exit N | abort | live N | threads T ITER [PAUSE_US] | forks N | short-children N |
  *   exec-chain N |
  *   wait-signal | restart MODE ITER | int80 | x32 | fd-scan | self-register |
- *   kill-during-call ROUNDS | vfork-exit | fork-storm | clone-kinds | none
+ *   kill-during-call ROUNDS | vfork-exit | fork-storm | clone-kinds |
+ *   storm usr1|stop ITER | read-eintr | interrupt-once | none
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,10 +16,12 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -313,6 +316,229 @@ static int cmd_restart(const char *mode, int iter)
 	return 0;
 }
 
+/*
+ * Signals at a thread until stop_sender(), caught by a handler without
+ * SA_RESTART: SIGUSR1 from a thread (tgkill), or with @stop, SIGSTOP then
+ * SIGCONT at the whole process from a child, SIGCONT caught. @pause_us
+ * between two signals (0: as fast as it can). @quit is shared with the child.
+ */
+struct sender {
+	pid_t pid, target;
+	useconds_t pause_us;
+	bool stop;
+	volatile int *quit;
+	pthread_t thread;
+	pid_t child;
+};
+
+static volatile sig_atomic_t handled;
+
+static void on_count(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static void *send_usr1(void *p)
+{
+	struct sender *s = p;
+
+	while (!*s->quit) {
+		syscall(SYS_tgkill, s->pid, s->target, SIGUSR1);
+		if (s->pause_us)
+			usleep(s->pause_us);
+	}
+	return NULL;
+}
+
+/* In the child: the process stopped and continued; it always ends continued. */
+static void send_stop_cont(const struct sender *s)
+{
+	while (!*s->quit) {
+		kill(s->pid, SIGSTOP);
+		usleep(s->pause_us);
+		kill(s->pid, SIGCONT);
+		usleep(s->pause_us);
+	}
+	_exit(0);
+}
+
+static void start_sender(struct sender *s, bool stop, useconds_t pause_us)
+{
+	struct sigaction sa = { .sa_handler = on_count };
+
+	*s = (struct sender){ .pid = getpid(), .target = gettid(), .pause_us = pause_us,
+			      .stop = stop };
+	s->quit = mmap(NULL, sizeof(*s->quit), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	CHECK(s->quit != MAP_FAILED);
+	*s->quit = 0;
+	CHECK(sigaction(stop ? SIGCONT : SIGUSR1, &sa, NULL) == 0);
+	if (!stop) {
+		CHECK(pthread_create(&s->thread, NULL, send_usr1, s) == 0);
+		return;
+	}
+	s->child = fork();
+	CHECK(s->child >= 0);
+	if (!s->child)
+		send_stop_cont(s);
+}
+
+static void stop_sender(struct sender *s)
+{
+	pid_t r;
+
+	*s->quit = 1;
+	if (s->stop) {
+		/* the child's last SIGCONT may interrupt the wait (no SA_RESTART) */
+		while ((r = waitpid(s->child, NULL, 0)) == -1 && errno == EINTR)
+			;
+		CHECK(r == s->child);
+	} else {
+		CHECK(pthread_join(s->thread, NULL) == 0);
+	}
+	munmap((void *)s->quit, sizeof(*s->quit));
+}
+
+/* What one kind of call returned: 0, -1 with EINTR, or anything else. */
+struct tally {
+	long ok, eintr, other;
+};
+
+static void tally(struct tally *t, long r)
+{
+	if (!r)
+		t->ok++;
+	else if (r == -1 && errno == EINTR)
+		t->eintr++;
+	else
+		t->other++;
+}
+
+/*
+ * storm usr1|stop ITER: ITER register+unregister cycles while signals whose
+ * handler has no SA_RESTART keep coming: SIGUSR1 at this thread as fast as
+ * another thread can send it, or SIGSTOP/SIGCONT at the process every 100
+ * us. No retry: what every call returned is printed, for the test to judge.
+ */
+static int cmd_storm(const char *kind, int iter)
+{
+	uint64_t a = (uintptr_t)rx_area(4096);
+	struct tally r = { 0 }, u = { 0 };
+	bool stop = !strcmp(kind, "stop");
+	struct sender s;
+
+	CHECK(stop || !strcmp(kind, "usr1"));
+	start_sender(&s, stop, stop ? 100 : 0);
+	for (int i = 0; i < iter; i++) {
+		tally(&r, reg(a, a + 64));
+		tally(&u, unreg(a));
+	}
+	stop_sender(&s);
+	printf("storm: cycles %d register %ld %ld %ld unregister %ld %ld %ld handled %ld\n", iter,
+	       r.ok, r.eintr, r.other, u.ok, u.eintr, u.other, (long)handled);
+	return 0;
+}
+
+/*
+ * read-eintr: a read() blocking on an empty pipe, with SIGUSR1 (no
+ * SA_RESTART) every millisecond: it fails with EINTR, codectl-run or not.
+ */
+static int cmd_read_eintr(void)
+{
+	struct sender s;
+	int fds[2], err;
+	ssize_t n;
+	char c;
+
+	CHECK(pipe(fds) == 0);
+	start_sender(&s, false, 1000);
+	n = read(fds[0], &c, 1);
+	err = errno;
+	stop_sender(&s);
+	printf("read: %zd %s\n", n, n < 0 ? strerrorname_np(err) : "-");
+	return 0;
+}
+
+/* The state letter of process @pid (/proc/PID/stat), '?' when unreadable. */
+static char proc_state(pid_t pid)
+{
+	char path[64], state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = '?';
+	if (f)
+		fclose(f);
+	return state;
+}
+
+/* Is process @pid running the program named @comm (/proc/PID/comm)? */
+static bool runs(pid_t pid, const char *comm)
+{
+	char path[64], name[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(name, sizeof(name), f))
+		name[0] = '\0';
+	fclose(f);
+	name[strcspn(name, "\n")] = '\0';
+	return !strcmp(name, comm);
+}
+
+struct interrupter {
+	pid_t pid, target, supervisor;
+	volatile int stopped;
+};
+
+/* Stop codectl-run, let the target call, interrupt it, then continue codectl-run. */
+static void *interrupt_once(void *p)
+{
+	struct interrupter *in = p;
+
+	CHECK(kill(in->supervisor, SIGSTOP) == 0);
+	while (proc_state(in->supervisor) != 'T')
+		usleep(1000);
+	in->stopped = 1;
+	usleep(100000);		/* the target waits in its call by now */
+	CHECK(syscall(SYS_tgkill, in->pid, in->target, SIGUSR1) == 0);
+	usleep(100000);		/* and its wait was interrupted */
+	CHECK(kill(in->supervisor, SIGCONT) == 0);
+	return NULL;
+}
+
+/*
+ * interrupt-once: one registration that a SIGUSR1 (no SA_RESTART) surely
+ * interrupts before its answer: the supervisor, our parent, is stopped from
+ * before the call until after the signal, so it cannot take the call. Every
+ * thread is made before the stop (a new thread stops for the supervisor).
+ */
+static int cmd_interrupt_once(void)
+{
+	struct interrupter in = { .pid = getpid(), .target = gettid(), .supervisor = getppid() };
+	struct sigaction sa = { .sa_handler = on_count };
+	uint64_t a = (uintptr_t)rx_area(4096);
+	pthread_t th;
+	long r;
+
+	CHECK(runs(in.supervisor, "codectl-run"));	/* never stop anything else */
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	CHECK(pthread_create(&th, NULL, interrupt_once, &in) == 0);
+	while (!in.stopped)
+		usleep(1000);
+	r = reg(a, a + 64);
+	printf("interrupt-once: register %ld %s handled %ld\n", r, r ? strerrorname_np(errno) : "-",
+	       (long)handled);
+	CHECK(pthread_join(th, NULL) == 0);
+	return 0;
+}
+
 static int cmd_int80(void)
 {
 	long ret;
@@ -504,6 +730,12 @@ int main(int argc, char **argv)
 		return cmd_fork_storm();
 	if (!strcmp(cmd, "clone-kinds"))
 		return cmd_clone_kinds();
+	if (!strcmp(cmd, "storm") && argc > 3)
+		return cmd_storm(argv[2], b);
+	if (!strcmp(cmd, "read-eintr"))
+		return cmd_read_eintr();
+	if (!strcmp(cmd, "interrupt-once"))
+		return cmd_interrupt_once();
 	fprintf(stderr, "e2e_prog: unknown command %s\n", cmd);
 	return 2;
 }
