@@ -424,11 +424,12 @@ static int bench_jit_set(unsigned long entries, size_t per_table, unsigned int s
 			 struct jit_result *r)
 {
 	static struct jit_set s;
-	struct remote_mem self = { .pid = getpid() };
+	struct remote_mem self;
 	struct emu_accessor remote = remote_mem_accessor(&self);
 	struct emu_jit_index *idx = emu_jit_index_new();
 	struct counting_mem c;
 
+	remote_mem_init(&self, getpid(), -1, NULL);
 	if (!idx || build_jit_set(&s, entries, per_table)) {
 		emu_jit_index_free(idx);
 		free_jit_set(&s);

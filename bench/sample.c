@@ -432,7 +432,7 @@ int main(int argc, char **argv)
 	b.reps = quick ? 20 : 200;
 	b.samples = calloc(NSAMPLES, sizeof(*b.samples));
 	b.registry = emu_registry_new(EMU_REGISTRY_DEFAULT_LIMIT);
-	b.self.pid = getpid();
+	remote_mem_init(&b.self, getpid(), -1, NULL);
 	b.self_mem = remote_mem_accessor(&b.self);
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (!b.samples || !b.registry || len <= 0)

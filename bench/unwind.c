@@ -251,7 +251,7 @@ int main(int argc, char **argv)
 	double base, ours, lib;
 
 	b.reps = argc > 1 && !strcmp(argv[1], "--quick") ? 2000 : 20000;
-	b.self.pid = getpid();
+	remote_mem_init(&b.self, getpid(), -1, NULL);
 	b.self_mem = remote_mem_accessor(&b.self);
 	b.registry = emu_registry_new(20000);
 	if (!b.registry || register_exe(&b))

@@ -170,7 +170,8 @@ static void event_loop(struct run *r)
 
 	while (!finished(r)) {
 		busy = r->reap_pending || sampler_pending(r->sampler);
-		n = epoll_wait(r->epoll_fd, ev, 16, busy ? 0 : r->sampler ? 2000 : -1);
+		n = epoll_wait(r->epoll_fd, ev, 16, busy ? 0 :
+			       r->sampler || r->calls.nparked ? 1000 : -1);
 		if (n < 0 && errno != EINTR) {
 			log_line(&r->log, "epoll_wait: %s", strerror(errno));
 			return;
@@ -179,7 +180,9 @@ static void event_loop(struct run *r)
 			if (ev[i].data.fd == r->calls.notifier.fd)
 				on_listener(r, ev[i].events);
 		for (int i = 0; i < n; i++) {
-			if (ev[i].data.fd == r->signal_fd)
+			if (ev[i].data.fd == r->calls.slow_fd)
+				calls_retry_parked(&r->calls);
+			else if (ev[i].data.fd == r->signal_fd)
 				on_signal(r);
 			else if (ev[i].data.fd == r->exec_err_fd)
 				on_exec_error(r);
@@ -190,6 +193,7 @@ static void event_loop(struct run *r)
 		if (!r->reap_pending)
 			sampler_walk_one(r->sampler);
 		sampler_progress(r->sampler);
+		calls_watchdog(&r->calls);
 	}
 }
 
@@ -357,8 +361,13 @@ static int setup_parts(struct run *r)
 	r->calls.policy.max_sframe_size = r->opts.max_sframe_size;
 	r->calls.policy.max_sframe_total = r->opts.max_sframe_total;
 	r->calls.notifier.fd = -1;
+	r->calls.slow_fd = -1;
 	if (report_check_files(&r->log, &r->opts))
 		return -1;
+	if (calls_init_slow_reads(&r->calls) || watch(r, r->calls.slow_fd)) {
+		log_line(&r->log, "cannot set up reads aside: %s", strerror(errno));
+		return -1;
+	}
 	err = sampler_new(&r->sampler, &r->opts, &r->log, &r->trace);
 	if (err)
 		log_line(&r->log, "cannot set up sampling: %s", strerror(-err));
@@ -418,6 +427,7 @@ static void teardown(struct run *r)
 	if (r->calls.notifier.fd >= 0)
 		close(r->calls.notifier.fd);
 	notifier_free(&r->calls.notifier);
+	calls_free(&r->calls);
 	tracees_free(&r->trace.tree);
 	sampler_free(r->sampler);
 	if (r->log.f != stderr)

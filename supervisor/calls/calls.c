@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* codectl notifications: from a seccomp_notif to an answer and a registry change. */
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <linux/audit.h>
 #include <string.h>
 
 #include "calls.h"
+#include "supervisor/core/clock.h"
 #include "supervisor/trace/remote_mem.h"
 #include "supervisor/trace/maps.h"
 #include "trace_line.h"
@@ -81,10 +85,9 @@ static int emulator_failure(struct calls *c, pid_t tid, struct emu_call_result *
 
 /* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
 static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
-		   struct emu_call_result *res)
+		   struct remote_mem *rm, struct emu_call_result *res)
 {
-	struct remote_mem rm = { .pid = tid };
-	struct emu_accessor mem = remote_mem_accessor(&rm);
+	struct emu_accessor mem = remote_mem_accessor(rm);
 	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps };
 	struct emu_policy pol = policy_for(c, p);
 	bool fresh = false;
@@ -106,8 +109,8 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 		sp.maps_cached = false;
 		err = emu_codectl_prepare(&pol, &sp, call, res);
 	}
-	if (rm.internal_err)
-		return emulator_failure(c, tid, res, -rm.internal_err, "reading its memory");
+	if (rm->internal_err)
+		return emulator_failure(c, tid, res, -rm->internal_err, "reading its memory");
 	return err;
 }
 
@@ -157,11 +160,10 @@ static void report(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 }
 
 /* Answer; commit only when the answer reached the caller. */
-static void answer(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
-		   struct emu_call_result *res, int err)
+static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
+		   const struct emu_call *call, struct emu_call_result *res, int err)
 {
 	struct emu_space sp = { .registry = p->as->registry, .maps = &p->as->maps };
-	uint64_t id = c->notifier.req->id;
 	struct trace_strings strings, *shown = NULL;
 	int sent;
 
@@ -169,9 +171,10 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 		return;		/* the caller is gone or was interrupted: it will re-issue */
 	if (err && c->trace_lines && res->have_args && call->option == CODE_REGISTER_ELF) {
 		/* the caller's strings, for the trace, while it still waits for the answer */
-		struct remote_mem rm = { .pid = tid };
+		struct remote_mem rm;
 		struct emu_accessor mem = remote_mem_accessor(&rm);
 
+		remote_mem_init(&rm, tid, -1, NULL);
 		trace_strings_read(&strings, &mem, &res->args.elf);
 		shown = &strings;
 	}
@@ -189,30 +192,119 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 	report(c, p, tid, call, res, err, shown);
 }
 
-void calls_handle_notification(struct calls *c)
+/* Keep @req unanswered until @read is done; false when it cannot be kept. */
+static bool park(struct calls *c, const struct seccomp_notif *req, struct slow_read *read)
 {
-	struct seccomp_notif *req = c->notifier.req;
+	struct parked_call *pc = &c->parked[c->nparked];
+
+	pc->req = malloc(c->notifier.req_size);
+	if (!pc->req)
+		return false;
+	memcpy(pc->req, req, c->notifier.req_size);
+	pc->read = read;
+	pc->since_ns = clock_now_ns();
+	pc->reported = false;
+	c->nparked++;
+	return true;
+}
+
+/* Serve @req: prepare, answer, apply; or park it while a read of its memory waits. */
+static void serve(struct calls *c, const struct seccomp_notif *req)
+{
 	struct emu_call_result res = { 0 };
-	struct emu_call call;
+	struct emu_call call = call_of(req);
+	pid_t tid = (pid_t)req->pid;
+	struct remote_mem rm;
 	struct proc *p;
-	pid_t tid;
 	int err;
 
-	err = notifier_receive(&c->notifier);
-	if (err) {
-		if (err != -ENOENT && err != -EINTR)
-			log_line(c->log, "receiving a notification failed: %s", strerror(-err));
-		return;
-	}
-	tid = (pid_t)req->pid;
-	call = call_of(req);
 	p = tid ? trace_proc_of(c->trace, tid) : NULL;
 	if (!p || req->data.nr != c->nr || req->data.arch != AUDIT_ARCH_X86_64) {
 		/* not a call we can place (or no longer): the kernel's answer */
 		notifier_respond(&c->notifier, req->id, -ENOSYS);
 		return;
 	}
-	err = prepare(c, p, tid, &call, &res);
-	answer(c, p, tid, &call, &res, err);
+	remote_mem_init(&rm, tid, c->nparked < SLOW_READ_MAX ? c->slow_fd : -1,
+			&p->as->pagemap_fd);
+	err = prepare(c, p, tid, &call, &rm, &res);
+	if (rm.parked) {	/* the caller waits for its memory; the others do not */
+		emu_codectl_discard(&res);
+		if (park(c, req, rm.parked))
+			return;
+		slow_read_wait(rm.parked, -1);	/* out of memory: wait here after all */
+		slow_read_finish(rm.parked, NULL);
+		serve(c, req);
+		return;
+	}
+	answer(c, p, tid, req->id, &call, &res, err);
 	emu_codectl_discard(&res);
+}
+
+void calls_handle_notification(struct calls *c)
+{
+	int err = notifier_receive(&c->notifier);
+
+	if (err) {
+		if (err != -ENOENT && err != -EINTR)
+			log_line(c->log, "receiving a notification failed: %s", strerror(-err));
+		return;
+	}
+	serve(c, c->notifier.req);
+}
+
+int calls_init_slow_reads(struct calls *c)
+{
+	c->slow_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return c->slow_fd < 0 ? -errno : 0;
+}
+
+void calls_retry_parked(struct calls *c)
+{
+	uint64_t n;
+	unsigned int i = 0;
+
+	if (read(c->slow_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	while (i < c->nparked) {
+		struct parked_call pc = c->parked[i];
+
+		if (!slow_read_done(pc.read)) {
+			i++;
+			continue;
+		}
+		c->parked[i] = c->parked[--c->nparked];
+		slow_read_finish(pc.read, NULL);
+		if (notifier_id_valid(&c->notifier, pc.req->id))
+			serve(c, pc.req);	/* may park it again, at the end */
+		free(pc.req);
+	}
+}
+
+void calls_watchdog(struct calls *c)
+{
+	uint64_t now = clock_now_ns(), addr;
+	size_t len;
+
+	for (unsigned int i = 0; i < c->nparked; i++) {
+		struct parked_call *pc = &c->parked[i];
+
+		if (pc->reported || now - pc->since_ns < CALLS_WATCHDOG_NS)
+			continue;
+		pc->reported = true;
+		slow_read_what(pc->read, &addr, &len);
+		log_line(c->log, "pid %d: a codectl call has waited %.0f s for %zu bytes of its "
+				 "memory at 0x%llx, a page that does not come in (userfaultfd or a "
+				 "FUSE file?); only it waits", (int)pc->req->pid,
+			 (double)(now - pc->since_ns) / 1e9, len, (unsigned long long)addr);
+	}
+}
+
+void calls_free(struct calls *c)
+{
+	for (unsigned int i = 0; i < c->nparked; i++)
+		free(c->parked[i].req);
+	c->nparked = 0;
+	if (c->slow_fd >= 0)
+		close(c->slow_fd);
+	c->slow_fd = -1;
 }

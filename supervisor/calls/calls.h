@@ -10,6 +10,7 @@
 
 #include "emu/codectl_call.h"
 #include "notify.h"
+#include "supervisor/trace/slow_read.h"
 #include "supervisor/core/log.h"
 #include "supervisor/trace/trace.h"
 
@@ -27,6 +28,9 @@
  * @loader_module: the loader module is given to dynamically linked programs
  * @notifier: the seccomp listener (fd -1 when none)
  * @trace: the process tree the callers belong to
+ * @slow_fd: an eventfd written when a read that may wait has finished
+ *	(-1: none; every read is made in place)
+ * @parked, @nparked: calls waiting for such a read (struct parked_call)
  */
 struct calls {
 	struct emu_policy policy;
@@ -36,7 +40,37 @@ struct calls {
 	struct notifier notifier;
 	struct trace *trace;
 	struct log *log;
+	int slow_fd;
+	struct parked_call {
+		struct seccomp_notif *req;	/* a copy, malloc'd */
+		struct slow_read *read;
+		uint64_t since_ns;
+		bool reported;
+	} parked[SLOW_READ_MAX];
+	unsigned int nparked;
 };
+
+/* A call that waits this long for its memory is reported (once) in the log. */
+#define CALLS_WATCHDOG_NS (5 * 1000000000ull)
+
+/** calls_init_slow_reads() - the eventfd of reads that may wait; 0 or a negative errno. */
+int calls_init_slow_reads(struct calls *c);
+
+/**
+ * calls_retry_parked() - @c->slow_fd is readable: serve again every parked
+ * call whose read is done (its pages came in: the call is served from the
+ * start, and may park again on another page)
+ */
+void calls_retry_parked(struct calls *c);
+
+/**
+ * calls_watchdog() - report each call that has waited for its memory longer
+ * than CALLS_WATCHDOG_NS, once, with the address it waits for
+ */
+void calls_watchdog(struct calls *c);
+
+/** calls_free() - release the parked calls (their reads' threads are left to the exit). */
+void calls_free(struct calls *c);
 
 /**
  * calls_handle_notification() - serve one pending notification
@@ -45,7 +79,10 @@ struct calls {
  * the caller's memory through emu (process_vm_readv); check that the
  * notification is still valid; answer; apply the registration change only if
  * the answer was delivered, so a call interrupted and re-issued is counted
- * once. Call only when the listener is readable.
+ * once. A read of pages that are not present runs aside (slow_read.h): when
+ * it does not finish at once, the call is parked unanswered and served again
+ * from the start once it has (calls_retry_parked()). Call only when the
+ * listener is readable.
  */
 void calls_handle_notification(struct calls *c);
 

@@ -196,12 +196,13 @@ static bool is_static(const struct emu_accessor *mem, const struct object *o)
 
 void exec_sframe_register(struct calls *c, struct proc *p, pid_t tid)
 {
-	struct remote_mem rm = { .pid = tid };
+	struct remote_mem rm;
 	struct emu_accessor mem = remote_mem_accessor(&rm);
 	struct auxv_info a;
 	struct object o;
 	int err;
 
+	remote_mem_init(&rm, tid, -1, NULL);
 	err = read_auxv(tid, &a);
 	if (!err)
 		err = main_object(&mem, &a, &o);

@@ -1,9 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /* process_vm_readv(2) accessor: copy_from_user for a traced process. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "remote_mem.h"
+
+void remote_mem_init(struct remote_mem *rm, pid_t pid, int done_fd, int *pagemap_fd)
+{
+	*rm = (struct remote_mem){ .pid = pid, .done_fd = done_fd, .pagemap_fd = pagemap_fd };
+}
+
+static int pagemap(struct remote_mem *rm)
+{
+	char path[64];
+
+	if (*rm->pagemap_fd == -1) {
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)rm->pid);
+		*rm->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*rm->pagemap_fd < 0)
+			*rm->pagemap_fd = -2;
+	}
+	return *rm->pagemap_fd;
+}
+
+/* A failure that is not the process's is kept for the caller; the read is -EFAULT. */
+static int failed(struct remote_mem *rm, int err)
+{
+	if (err != -EFAULT && err != -ESRCH && !rm->internal_err)
+		rm->internal_err = -err;
+	return -EFAULT;
+}
+
+/* A read of pages that may not come in: on its own thread, waited for a while. */
+static int read_aside(struct remote_mem *rm, uint64_t addr, void *buf, size_t len)
+{
+	struct slow_read *r;
+	int err;
+
+	if (rm->parked)
+		return -EFAULT;	/* the call is tried again once that one is done */
+	r = slow_read_start(rm->pid, addr, len, rm->done_fd);
+	if (!r)
+		return failed(rm, -EAGAIN);
+	if (!slow_read_wait(r, SLOW_READ_WAIT_MS)) {
+		rm->parked = r;
+		return -EFAULT;
+	}
+	err = slow_read_finish(r, buf);
+	return err ? failed(rm, err) : 0;
+}
 
 static int remote_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -13,12 +61,12 @@ static int remote_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	ssize_t n;
 
 	rm->reads++;
+	if (rm->pagemap_fd && slow_read_may_block(pagemap(rm), addr, len))
+		return rm->done_fd >= 0 ? read_aside(rm, addr, buf, len) : failed(rm, -EAGAIN);
 	n = process_vm_readv(rm->pid, &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
-	if (n < 0 && errno != EFAULT && errno != ESRCH && !rm->internal_err)
-		rm->internal_err = errno;
-	return -EFAULT;
+	return failed(rm, n < 0 ? -errno : -EFAULT);
 }
 
 struct emu_accessor remote_mem_accessor(struct remote_mem *rm)

@@ -7,20 +7,41 @@
 #include <sys/types.h>
 
 #include "emu/accessor.h"
+#include "slow_read.h"
 
 /**
  * struct remote_mem - an accessor's context: the process and read statistics
  * @pid: the process read (any thread id of it)
  * @reads: process_vm_readv(2) calls made
  * @internal_err: the errno of a read that failed for a reason of the
- *	reader's, not the process's (ENOMEM, EPERM, ...: no EFAULT, no ESRCH);
- *	0 when none did
+ *	reader's, not the process's (ENOMEM, EPERM, ...: no EFAULT, no ESRCH;
+ *	EAGAIN: a read that may wait, with no room to let it); 0 when none did
+ * @done_fd: an eventfd: reads of pages that are not present run on a thread
+ *	of their own (slow_read.h) and write to it when done; -1: such a read
+ *	fails (EAGAIN in @internal_err: no room for another read aside)
+ * @parked: a read that did not finish in SLOW_READ_WAIT_MS; it goes on, and
+ *	the reads after it fail at once: the caller discards what it read and
+ *	tries again once @parked is done (slow_read_done())
+ * @pagemap_fd: where /proc/PID/pagemap is kept, opened on first use (-1:
+ *	not yet; -2: cannot be); the caller's (its address space's), not closed
+ *	here
  */
 struct remote_mem {
 	pid_t pid;
 	uint64_t reads;
 	int internal_err;
+	int done_fd;
+	struct slow_read *parked;
+	int *pagemap_fd;
 };
+
+/**
+ * remote_mem_init() - a reader of process @pid's memory; with @pagemap_fd
+ * (not NULL: it keeps the process's pagemap descriptor), reads of pages that
+ * are not present go aside through @done_fd (see above); with NULL every read
+ * is made in place, and may wait (tests, a process stopped at exec)
+ */
+void remote_mem_init(struct remote_mem *rm, pid_t pid, int done_fd, int *pagemap_fd);
 
 /**
  * remote_mem_accessor() - an emu accessor reading @rm->pid's memory

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <search.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "tracees.h"
@@ -138,6 +139,7 @@ struct addr_space *addr_space_new(size_t max_registrations)
 	if (!as)
 		return NULL;
 	as->refs = 1;
+	as->pagemap_fd = -1;
 	as->registry = emu_registry_new(max_registrations);
 	if (!as->registry) {
 		free(as);
@@ -153,6 +155,7 @@ struct addr_space *addr_space_copy(const struct addr_space *as)
 	if (!c)
 		return NULL;
 	c->refs = 1;
+	c->pagemap_fd = -1;	/* the copy's process has a pagemap of its own */
 	c->registry = emu_registry_dup(as->registry);
 	if (!c->registry) {
 		free(c);
@@ -167,6 +170,8 @@ void addr_space_put(struct addr_space *as)
 		return;
 	emu_registry_free(as->registry);
 	emu_mappings_free(&as->maps);
+	if (as->pagemap_fd >= 0)
+		close(as->pagemap_fd);
 	free(as);
 }
 

@@ -21,6 +21,8 @@
  * @refs: processes using it (more than one while a vfork child shares it)
  * @maps_valid: @maps was read since the last exec
  * @maps_ns: when @maps was read (CLOCK_MONOTONIC); see maps_refresh()
+ * @pagemap_fd: its /proc/PID/pagemap, opened on first use (-1: not yet, -2:
+ *	cannot be): which pages a read may wait on (remote_mem.h)
  */
 struct addr_space {
 	unsigned int refs;
@@ -28,6 +30,7 @@ struct addr_space {
 	struct emu_mappings maps;
 	bool maps_valid;
 	uint64_t maps_ns;
+	int pagemap_fd;
 };
 
 /** struct proc_stats - what one process did, for the exit summary (counters only: they add up) */

@@ -5,7 +5,7 @@
  * check in the program held (the test then compares with codectl-run's report).
  *
  *   exit N | abort | live N | threads T ITER [PAUSE_US] | forks N | short-children N |
- *   exec-chain N |
+ *   uffd-stall N STALL_MS | exec-chain N |
  *   wait-signal | restart MODE ITER | int80 | x32 | fd-scan | self-register |
  *   kill-during-call ROUNDS | vfork-exit | fork-storm | clone-kinds |
  *   storm usr1|stop ITER | read-eintr | interrupt-once | none
@@ -20,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -179,6 +182,68 @@ static int cmd_short_children(int n)
 		      WEXITSTATUS(status) == 0);
 	}
 	printf("short-children: %d registered\n", n);
+	return 0;
+}
+
+struct stalled_call {
+	struct code_elf_info *info;	/* in a page nobody has served yet */
+	long ret;
+	int err;
+};
+
+static void *stalled_call(void *arg)
+{
+	struct stalled_call *sc = arg;
+
+	sc->ret = codectl(CODE_REGISTER_ELF, sc->info, sizeof(*sc->info), 0);
+	sc->err = errno;
+	return NULL;
+}
+
+/*
+ * A call whose struct lies in a userfaultfd page nobody serves waits, while a
+ * child process makes @n calls of its own and exits (they must all be
+ * answered: one stalled process stalls no other). After @stall_ms the page
+ * is served, with a valid struct in it, and the call is answered 0.
+ */
+static int cmd_uffd_stall(int n, int stall_ms)
+{
+	uint8_t *t = rx_area(4096 * 2);
+	struct code_elf_info *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct code_elf_info *src = aligned_alloc(4096, 4096);
+	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register ureg = { .range = { (uintptr_t)page, 4096 },
+					.mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_copy copy = { .dst = (uintptr_t)page, .src = (uintptr_t)src, .len = 4096 };
+	struct stalled_call sc = { .info = page };
+	pthread_t th;
+	pid_t child;
+	int status;
+
+	CHECK(page != MAP_FAILED && src && uffd >= 0);
+	CHECK(!ioctl(uffd, UFFDIO_API, &api) && !ioctl(uffd, UFFDIO_REGISTER, &ureg));
+	CHECK(pthread_create(&th, NULL, stalled_call, &sc) == 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		for (int i = 0; i < n; i++) {
+			CHECK(reg((uintptr_t)t + 4096, (uintptr_t)t + 4160) == 0);
+			CHECK(unreg((uintptr_t)t + 4096) == 0);
+		}
+		_exit(0);
+	}
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status));
+	printf("uffd-stall: the other process made %d calls\n", 2 * n);
+	usleep((useconds_t)stall_ms * 1000);
+	memset(src, 0, 4096);
+	*src = (struct code_elf_info){ .text_start = (uintptr_t)t, .text_end = (uintptr_t)t + 64,
+				       .pathname = (uintptr_t)"/e2e/stalled" };
+	CHECK(!ioctl(uffd, UFFDIO_COPY, &copy));
+	CHECK(pthread_join(th, NULL) == 0);
+	CHECK(sc.ret == 0);
+	printf("uffd-stall: the stalled call answered %ld\n", sc.ret);
 	return 0;
 }
 
@@ -706,6 +771,8 @@ int main(int argc, char **argv)
 		return cmd_forks(a);
 	if (!strcmp(cmd, "short-children"))
 		return cmd_short_children(a);
+	if (!strcmp(cmd, "uffd-stall"))
+		return cmd_uffd_stall(a, b);
 	if (!strcmp(cmd, "exec-chain"))
 		return cmd_exec_chain(argv[0], a);
 	if (!strcmp(cmd, "wait-signal"))

@@ -503,3 +503,26 @@ Test(sampling, valid_calls_are_answered_under_descriptor_pressure)
 	cr_assert(!strstr(r.log, "emulator failure"), "%s", r.log);
 	run_free(&r);
 }
+
+/*
+ * A call whose struct lies in a userfaultfd page nobody serves: codectl-run
+ * reads it aside, so a child process's 2000 calls are answered meanwhile;
+ * after 6 s the watchdog has said what the call waits for, the page is served
+ * and the call answered 0 (before, the one event loop waited in
+ * process_vm_readv and every traced process stalled). Needs userfaultfd for
+ * kernel-mode faults: root, as the suite runs.
+ */
+Test(sampling, a_call_stalled_on_its_memory_stalls_no_other_process)
+{
+	struct run r;
+
+	cr_assert_eq(geteuid(), 0, "userfaultfd for the supervisor's reads needs root");
+	SRUN(&r, "--", E2E_PROG, "uffd-stall", "1000", "6000");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_str_eq(r.out, "uffd-stall: the other process made 2000 calls\n"
+				"uffd-stall: the stalled call answered 0\n");
+	cr_assert(strstr(r.log, "a codectl call has waited 5 s for 80 bytes of its memory at "),
+		  "%s", r.log);
+	cr_assert(strstr(r.log, "only it waits"), "%s", r.log);
+	run_free(&r);
+}

@@ -73,10 +73,11 @@ static void take_registers(unw_cursor_t *c)
 /* The stack from SP up, copied with process_vm_readv (not a sanitized memcpy). */
 static void take_stack(void)
 {
-	struct remote_mem self = { .pid = getpid() };
+	struct remote_mem self;
 	struct emu_accessor mem = remote_mem_accessor(&self);
 	uint64_t top = stack_top();
 
+	remote_mem_init(&self, getpid(), -1, NULL);
 	cap.stack_len = top - cap.regs.sp < STACK_COPY ? top - cap.regs.sp : STACK_COPY;
 	cr_assert_eq(emu_read(&mem, cap.regs.sp, cap.stack, cap.stack_len), 0);
 }
@@ -188,7 +189,7 @@ static int find_exe(struct dl_phdr_info *i, size_t size, void *data)
 
 static struct emu_registry *register_self(void)
 {
-	struct remote_mem self = { .pid = getpid() };
+	struct remote_mem self;
 	struct emu_accessor mem = remote_mem_accessor(&self);
 	struct emu_mappings maps = { 0 };
 	struct emu_registry *r = emu_registry_new(16);
@@ -197,6 +198,7 @@ static struct emu_registry *register_self(void)
 	struct exe_ranges er = { 0 };
 	struct emu_call_result res;
 
+	remote_mem_init(&self, getpid(), -1, NULL);
 	dl_iterate_phdr(find_exe, &er);
 	cr_assert_neq(er.info.sframe_start, 0, "no PT_GNU_SFRAME in the test program");
 	cr_assert_eq(procfs_maps_read(getpid(), &maps), 0);
