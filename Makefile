@@ -219,7 +219,7 @@ LIVE_BINS := $(O)/tests/unwind-live-O0 $(O)/tests/unwind-live-O2
 
 FUZZ_NAMES := fuzz_sframe fuzz_codectl
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
-FUZZ_SECONDS ?= 25
+FUZZ_SECONDS ?= 600
 
 BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample \
 	$(O)/bench/crowd
@@ -449,18 +449,23 @@ $(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_S
 			$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; done
 	@touch $@
 
+# make fuzz FUZZ_SECONDS=N: each target for N s (default 600), its corpus kept
+# in $(B)/fuzz/corpus-NAME across campaigns; make fuzz-smoke: 25 s each.
 .PHONY: fuzz fuzz-smoke
-fuzz: $(FUZZ_BINS)
-
-fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
+define fuzz_run
 	@for f in $(FUZZ_NAMES); do \
-		echo "  FUZZ    $$f ($(FUZZ_SECONDS) s)"; \
+		echo "  FUZZ    $$f ($(1) s)"; \
 		mkdir -p $(B)/fuzz/corpus-$$f && \
-		$(B)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$(B)/fuzz/$$f -max_total_time=$(1) -print_final_stats=1 \
 			-artifact_prefix=$(B)/fuzz/crash-$$f- \
 			$(B)/fuzz/corpus-$$f $(B)/fuzz/seeds/$$f 2>&1 | tail -n 12; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
+endef
+fuzz: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
+	$(call fuzz_run,$(FUZZ_SECONDS))
+fuzz-smoke: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
+	$(call fuzz_run,25)
 
 # ---------------------------------------------------------------- benchmarks
 
@@ -591,8 +596,8 @@ help:
 	@echo '  test-corpus  the sampled differential corpus'
 	@echo '  test-jit     the example JIT live tests'
 	@echo '  test-verdict programs with known wrong stacks: the verdicts on them'
-	@echo '  fuzz         build the libFuzzer targets'
-	@echo '  fuzz-smoke   run each for FUZZ_SECONDS (25)'
+	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
+	@echo '  fuzz-smoke   run each for 25 s'
 	@echo '  bench        run the benchmarks'
 	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, the loader module, headers,'
 	@echo '               man pages, pkg-config file'

@@ -240,12 +240,21 @@ static bool at_trampoline(const struct emu_registry *r, const struct walk *w)
 	return emu_sigreturn_at(w->mem, w->arch, w->ip, w->exact) || signal_fde_at(r, w);
 }
 
-static int rule_stop(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra)
+/* A frame-pointer step must find its frame on the thread's own stack, when known. */
+static bool off_stack(const struct walk *w, const struct emu_unwind_opts *o)
+{
+	return o->stack_hi && (w->fp < o->stack_lo || w->fp > o->stack_hi - 16);
+}
+
+static int rule_stop(struct walk *w, const struct emu_unwind_opts *o,
+		     const struct emu_unwind_rule *rule, uint8_t src, uint64_t *ra)
 {
 	int stop;
 
 	if (rule->outermost)
 		return EMU_STOP_OUTERMOST;
+	if (src == EMU_SRC_FP && off_stack(w, o) && w->fp >= w->sp)
+		return EMU_STOP_LEFT_STACK;
 	stop = step(w, rule, ra);
 	if (!stop && !*ra)
 		return EMU_STOP_RA_ZERO;
@@ -286,8 +295,10 @@ static int next_frame(const struct emu_registry *r, struct walk *w,
 	if (stop)
 		return stop;
 	*tramp = trampoline(r, w, &rule, *src);
-	if (!*tramp)
-		return rule_stop(w, &rule, ra);
+	if (!*tramp) {
+		res->rule = rule;
+		return rule_stop(w, o, &rule, *src, ra);
+	}
 	*src = EMU_SRC_SIGNAL;
 	if (!o->signal_frames || !w->arch->sigframe)
 		return EMU_STOP_SIGNAL_FRAME;

@@ -61,6 +61,7 @@ struct emu_frame {
 	X(READ_FAULT, "read-fault", "a stack read failed") \
 	X(REG_UNAVAILABLE, "register-unavailable", "the rule needs a register only frame 0 has") \
 	X(SIGNAL_FRAME, "signal-frame", "a signal trampoline, not stepped through (kernel profiles)") \
+	X(LEFT_STACK, "left-stack", "a frame-pointer step left the thread's stack") \
 	X(JIT_INVALID, "jit-table-invalid", "a JIT table turned out malformed")
 
 enum emu_stop {
@@ -96,12 +97,17 @@ struct emu_regs {
  *	code or a v3 signal FDE) to the interrupted frame, with the registers the
  *	kernel saved; false: stop there with EMU_STOP_SIGNAL_FRAME, as the
  *	kernel series do (none is known to step through them)
+ * @stack_lo, @stack_hi: the sampled thread's stack, [lo, hi) (0, 0: not
+ *	known); a frame-pointer step whose frame is not inside it ends the walk
+ *	with EMU_STOP_LEFT_STACK (a stale FP would lead onto another stack)
  */
 struct emu_unwind_opts {
 	enum emu_arch arch;
 	unsigned int max_frames;
 	bool lookup_ra;
 	bool signal_frames;
+	uint64_t stack_lo;
+	uint64_t stack_hi;
 };
 
 /**
@@ -110,6 +116,8 @@ struct emu_unwind_opts {
  * @stop: why it stopped; @stop_source: the method of the step that failed
  *	(EMU_SRC_SFRAME, _JIT or _FP; EMU_SRC_REGS when nothing was tried)
  * @jit_fault: with EMU_STOP_JIT_INVALID, what was wrong with the JIT tables
+ * @rule: the rule of the step that failed (with @stop_source EMU_SRC_SFRAME
+ *	or _JIT), for the report
  * @corrupt, @corrupt_text_start: an SFrame registration's data was corrupt
  *	during lookup; the kernel drops such a registration, so should the caller
  */
@@ -118,6 +126,7 @@ struct emu_unwind_result {
 	enum emu_stop stop;
 	uint8_t stop_source;
 	uint8_t jit_fault;
+	struct emu_unwind_rule rule;
 	bool corrupt;
 	uint64_t corrupt_text_start;
 };

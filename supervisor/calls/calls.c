@@ -114,11 +114,35 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 	return err;
 }
 
+/* A refused registration's text, for a report that finds no unwind data there. */
+static void note_refusal(struct proc *p, const struct emu_call_result *res)
+{
+	uint64_t start, end;
+
+	if (!res->have_args)
+		return;
+	switch (res->option) {
+	case CODE_REGISTER_ELF:
+		start = res->args.elf.text_start, end = res->args.elf.text_end;
+		break;
+	case CODE_REGISTER_SFRAME:
+		start = res->args.sframe.text_start, end = res->args.sframe.text_end;
+		break;
+	case CODE_REGISTER_JIT:
+		start = res->args.jit.text_start, end = res->args.jit.text_end;
+		break;
+	default:
+		return;
+	}
+	addr_space_note_refusal(p->as, start, end, emu_rule_name(res->verdict.rule));
+}
+
 static void count(struct proc *p, const struct emu_call_result *res, int err)
 {
 	if (err) {
 		p->stats.rejected++;
 		p->stats.rejected_by_rule[res->verdict.rule]++;
+		note_refusal(p, res);
 	} else if (res->option == CODE_UNREGISTER) {
 		p->stats.unregistered++;
 	} else {
@@ -186,6 +210,8 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 		p->stats.interrupted++;
 		return;
 	}
+	if (!err)
+		maps_hint_changed(p);	/* the samples after it see the mappings it speaks of */
 	if (!err && emu_codectl_commit(&sp, res))
 		log_line(c->log, "pid %d: internal error: registry changed between check and commit",
 			 (int)tid);

@@ -62,6 +62,8 @@ static void register_segment(struct calls *c, struct proc *p, const struct emu_a
 
 	if (err) {
 		p->stats.exec_failed++;
+		addr_space_note_refusal(p->as, info->text_start, info->text_end,
+					emu_rule_name(res.verdict.rule));
 		log_line(c->log, "pid %d: exec registration of the %s's .sframe for text "
 				 "%#llx-%#llx: %s (%s)", (int)p->tgid, what,
 			 (unsigned long long)info->text_start, (unsigned long long)info->text_end,

@@ -215,11 +215,30 @@ static int open_state(void **state, pid_t pid, struct modules *mods)
 	return 0;
 }
 
+/*
+ * Start over with fresh libunwind-ptrace state: its per-process ELF image
+ * (kept by the UPT_info, which unw_flush_cache() does not drop) and the
+ * cache. false when a new UPT_info cannot be made (the old one is kept).
+ */
+static bool fresh_state(struct ref_unwinder *r)
+{
+	void *fresh = _UPT_create(r->pid);
+
+	if (!fresh)
+		return false;
+	_UPT_destroy(r->upt);
+	r->upt = fresh;
+	unw_flush_cache(r->as, 0, 0);
+	return true;
+}
+
+/* A library replaced at the same address must not be read with the old one's CFI. */
 static void mappings_changed(void *state)
 {
 	struct ref_unwinder *r = state;
 
-	unw_flush_cache(r->as, 0, 0);
+	if (!fresh_state(r))
+		unw_flush_cache(r->as, 0, 0);
 }
 
 static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, struct oracle_walk *w)
@@ -266,17 +285,12 @@ static int walk(void *state, const struct oracle_input *in, struct oracle_walk *
 {
 	struct ref_unwinder *r = state;
 	int ret = walk_once(r, in, w);
-	void *fresh;
 
 	w->retries = 0;
 	if (w->n > 1 || w->max < 2 || in_jit(in->registry, in->regs[ORACLE_REGS - 1]))
 		return ret;
-	fresh = _UPT_create(r->pid);
-	if (!fresh)
+	if (!fresh_state(r))
 		return ret;
-	_UPT_destroy(r->upt);
-	r->upt = fresh;
-	unw_flush_cache(r->as, 0, 0);
 	w->retries = 1;
 	return walk_once(r, in, w);
 }

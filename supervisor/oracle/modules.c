@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A traced process's modules, through libdwfl's /proc/PID/maps reader. */
 #include <elfutils/libdwfl.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,4 +115,27 @@ const char *modules_name(Dwfl_Module *mod)
 		return "[vdso]";
 	slash = strrchr(name, '/');
 	return slash ? slash + 1 : name;
+}
+
+/* Does @cfi describe @pc (module-relative after @bias)? */
+static bool cfi_covers(Dwarf_CFI *cfi, Dwarf_Addr bias, uint64_t pc)
+{
+	Dwarf_Frame *frame = NULL;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
+		return false;
+	free(frame);
+	return true;
+}
+
+bool modules_has_cfi(struct modules *m, uint64_t pc)
+{
+	Dwfl_Module *mod = modules_at(m, pc);
+	Dwarf_Addr bias = 0;
+
+	if (!mod)
+		return false;
+	if (cfi_covers(dwfl_module_eh_cfi(mod, &bias), bias, pc))
+		return true;
+	return cfi_covers(dwfl_module_dwarf_cfi(mod, &bias), bias, pc);
 }

@@ -51,6 +51,13 @@ struct Dwfl *modules_dwfl(struct modules *m);
  */
 struct Dwfl_Module *modules_at(struct modules *m, uint64_t ip);
 
+/**
+ * modules_has_cfi() - do the DWARF CFI of the module holding @pc (.eh_frame,
+ * else .debug_frame) describe @pc? A reference unwinder (libunwind,
+ * elfutils) stepping from a frame they do not describe only guesses.
+ */
+bool modules_has_cfi(struct modules *m, uint64_t pc);
+
 /** modules_name() - the module's file name, no directory ("[vdso]" for the vDSO), or NULL. */
 const char *modules_name(struct Dwfl_Module *mod);
 

@@ -36,6 +36,15 @@ struct oracle_input {
 	const struct emu_registry *registry;
 };
 
+#define ORACLE_CFI_CACHE 4096	/* PCs whose CFI coverage is kept per process */
+
+/*
+ * A reference frame reached by a step from a frame its unwinder had no
+ * unwind information for (a guess from the frame chain), in struct
+ * oracle_walk's @flags beside the EMU_FRAME_* bits (oracles_mark_guesses()).
+ */
+#define ORACLE_FRAME_GUESS 0x80
+
 /**
  * struct oracle_walk - room for a walk and what it found
  * @ips: room for @max addresses: frame 0's IP, then return addresses
@@ -96,6 +105,8 @@ extern const struct oracle_ops oracle_elfutils;
  * @plaus: the frame-plausibility oracle (asked with or without the
  *	back-ends; NULL when it could not be made)
  * @sym: names for the process's addresses
+ * @cfi: whether the CFI describe a PC, by PC (direct-mapped; 0: empty, 1:
+ *	no, 2: yes), until the mappings change
  */
 struct oracles {
 	pid_t pid;
@@ -103,6 +114,10 @@ struct oracles {
 	int err[ORACLE_COUNT];
 	struct plausibility *plaus;
 	struct symbols sym;
+	struct oracle_cfi_slot {
+		uint64_t pc;
+		uint8_t known;
+	} cfi[ORACLE_CFI_CACHE];
 };
 
 /**
@@ -124,6 +139,14 @@ bool oracles_ready(const struct oracles *o, enum oracle_id id);
 /** oracles_walk() - walk @in with back-end @id (see struct oracle_ops' @walk). */
 int oracles_walk(struct oracles *o, enum oracle_id id, const struct oracle_input *in,
 		 struct oracle_walk *w);
+
+/**
+ * oracles_mark_guesses() - set ORACLE_FRAME_GUESS on the frames of a
+ * reference walk (@ips, @flags, @n) reached from a frame the process's DWARF
+ * CFI do not describe (looked up at its IP when exact, else at IP - 1): JIT
+ * code, code without unwind tables
+ */
+void oracles_mark_guesses(struct oracles *o, const uint64_t *ips, uint8_t *flags, unsigned int n);
 
 /** oracles_strerror() - back-end @id's text for its error @err. */
 const char *oracles_strerror(enum oracle_id id, int err);

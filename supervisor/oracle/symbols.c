@@ -81,6 +81,27 @@ int symbols_function(void *arg, uint64_t addr, uint64_t *start, uint64_t *end)
 	return perf_map_function(&s->perf, addr, start, end) ? 0 : -ENOENT;
 }
 
+int symbols_has_sframe(struct symbols *s, uint64_t ip)
+{
+	Dwfl_Module *mod = modules_at(&s->mods, ip);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Addr bias;
+	size_t strndx;
+	const char *name;
+
+	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	if (!elf || elf_getshdrstrndx(elf, &strndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(elf, scn))) {
+		name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, strndx, sh.sh_name) : NULL;
+		if (name && !strcmp(name, ".sframe"))
+			return 1;
+	}
+	return 0;
+}
+
 struct find_object {
 	const char *name;
 	uint64_t addr;

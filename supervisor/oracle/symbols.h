@@ -67,6 +67,12 @@ const char *symbols_object(struct symbols *s, uint64_t ip);
 int symbols_function(void *s, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /**
+ * symbols_has_sframe() - does the file of the module holding @ip have an
+ * .sframe section? 1, 0, or -ENOENT when no module or ELF file is known
+ */
+int symbols_has_sframe(struct symbols *s, uint64_t ip);
+
+/**
  * symbols_object_address() - the address of data object @name defined in
  * one of the process's modules (the first found)
  * Return: 0, or -ENOENT when none defines it.

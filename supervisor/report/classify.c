@@ -36,6 +36,14 @@ static bool bad(const uint8_t *plaus, unsigned int i)
 	return plaus && plausible_bad(plaus[i]);
 }
 
+/* Does libunwind's frame @i count: not a guess, or a plausible one? */
+static bool ref_counts(const struct sample_walks_in *in, unsigned int i)
+{
+	bool guess = in->ref_flags && (in->ref_flags[i] & ORACLE_FRAME_GUESS);
+
+	return !guess || (in->ref_plaus && in->ref_plaus[i] == PLAUSIBLE_YES);
+}
+
 /* The first frame in [@from, @to) that plausibility says is wrong; @to when none. */
 static unsigned int first_bad(const uint8_t *plaus, unsigned int from, unsigned int to)
 {
@@ -53,15 +61,30 @@ static void wrong(struct sample_verdict *v, enum sample_class cls, unsigned int 
 }
 
 /*
- * An RA of 0 read through an SFrame or JIT row not marked outermost ends a
- * walk the reference goes on with, plausibly: the row was wrong.
+ * A step by an SFrame or JIT row that read RA 0 (the row was not marked
+ * outermost) or faulted (a read, a CFA not above SP or misaligned) ends a
+ * walk libunwind goes on with, trustworthily and plausibly: the row was
+ * wrong. The finding's why, or 0.
  */
-static bool ra_zero_finding(const struct sample_walks_in *in, const struct sample_verdict *v,
-			    unsigned int d)
+static uint8_t row_finding(const struct sample_walks_in *in, const struct sample_verdict *v,
+			   unsigned int d)
 {
-	return in->stop == EMU_STOP_RA_ZERO && d == in->n && v->covered == in->n &&
-	       (in->stop_source == EMU_SRC_SFRAME || in->stop_source == EMU_SRC_JIT) &&
-	       in->n_ref > in->n && in->ref_plaus && in->ref_plaus[in->n] == PLAUSIBLE_YES;
+	bool ref_goes_on = in->n_ref > in->n && in->ref_plaus &&
+			   in->ref_plaus[in->n] == PLAUSIBLE_YES && ref_counts(in, in->n);
+
+	if (d != in->n || v->covered != in->n || !ref_goes_on ||
+	    (in->stop_source != EMU_SRC_SFRAME && in->stop_source != EMU_SRC_JIT))
+		return 0;
+	switch (in->stop) {
+	case EMU_STOP_RA_ZERO:
+		return WHY_RA_ZERO_NOT_OUTERMOST;
+	case EMU_STOP_READ_FAULT:
+	case EMU_STOP_CFA_NOT_ABOVE_SP:
+	case EMU_STOP_CFA_MISALIGNED:
+		return WHY_ROW_FAULT;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -73,9 +96,10 @@ static void after_covered(const struct sample_walks_in *in, struct sample_verdic
 {
 	unsigned int ours_bad = first_bad(in->plaus, v->covered, in->n);
 	unsigned int ref_bad = first_bad(in->ref_plaus, d, in->n_ref);
+	uint8_t finding = row_finding(in, v, d);
 
-	if (ra_zero_finding(in, v, d))
-		return wrong(v, SC_OURS_WRONG, in->n, WHY_RA_ZERO_NOT_OUTERMOST);
+	if (finding)
+		return wrong(v, SC_OURS_WRONG, in->n, finding);
 	if (ours_bad < in->n && ours_bad <= d)	/* our fallback went wrong first */
 		return wrong(v, SC_ASTRAY, ours_bad, in->plaus[ours_bad]);
 	if (ref_bad < in->n_ref && (ref_bad == d || d == in->n))
@@ -92,14 +116,25 @@ static void after_covered(const struct sample_walks_in *in, struct sample_verdic
 		v->cls = SC_MATCH;
 }
 
-/* The walks part inside the covered prefix, at @d; ours is not implausible there. */
+/*
+ * The walks part inside the covered prefix, at @d; ours is not implausible
+ * there. A libunwind frame that is implausible, or missing where ours is
+ * plausible, is libunwind's error; one it only guessed is no opinion.
+ */
 static void inside_covered(const struct sample_walks_in *in, struct sample_verdict *v,
 			   unsigned int d)
 {
+	bool ours_yes = in->plaus && in->plaus[d] == PLAUSIBLE_YES;
+
 	if (d < in->n_ref && bad(in->ref_plaus, d))
 		return wrong(v, SC_LIBUNWIND_FAILED, d, in->ref_plaus[d]);
-	if (d == in->n_ref && in->plaus && in->plaus[d] == PLAUSIBLE_YES)
+	if (d == in->n_ref && ours_yes)
 		return wrong(v, SC_LIBUNWIND_FAILED, d, 0);	/* it stopped where we go on */
+	if (d < in->n_ref && !ref_counts(in, d)) {
+		v->cls = SC_BLIND;
+		v->plausible_there = ours_yes;
+		return;
+	}
 	v->cls = SC_DIVERGED;	/* plausibility cannot tell: elfutils will */
 }
 
@@ -146,19 +181,24 @@ bool classify_needs_third_opinion(const struct sample_verdict *v)
 }
 
 void classify_side(struct sample_verdict *v, const struct sample_walks_in *in,
-		   const uint64_t *elf, const uint8_t *elf_plaus, unsigned int n_elf)
+		   const uint64_t *elf, const uint8_t *elf_plaus, const uint8_t *elf_flags,
+		   unsigned int n_elf)
 {
 	unsigned int d = v->first_difference, i, elf_bad = first_bad(elf_plaus, 1, n_elf);
-	bool ours_ok = true;
+	bool ours_ok = true, guessed;
 
 	/* elfutils with us: it has our covered prefix exactly, as far as it can check it */
 	for (i = 0; i < checkable_prefix(v) && i < in->n; i++)
 		if (i >= n_elf || elf[i] != in->ours[i].ip)
 			ours_ok = false;
+	guessed = d < n_elf && elf_flags && (elf_flags[d] & ORACLE_FRAME_GUESS) &&
+		  !(elf_plaus && elf_plaus[d] == PLAUSIBLE_YES);
 	if (ours_ok)
 		v->side = SIDE_US;
 	else if (elf_bad < n_elf && elf_bad <= d)
 		v->side = SIDE_NEITHER;	/* its own walk is wrong by then */
+	else if (guessed)
+		v->side = SIDE_BLIND;	/* a guess from the frame chain: no opinion */
 	else if (d < n_elf && d < in->n_ref && elf[d] == in->ref[d])
 		v->side = SIDE_LIBUNWIND;
 	else if (d >= in->n_ref && n_elf == in->n_ref)
@@ -176,6 +216,8 @@ enum sample_outcome classify_outcome(const struct sample_verdict *v)
 		return OUTCOME_BOTH_WRONG;
 	case SC_UNCHECKED:
 		return OUTCOME_UNVERIFIABLE;
+	case SC_BLIND:
+		return v->plausible_there ? OUTCOME_VERIFIED : OUTCOME_UNVERIFIABLE;
 	case SC_DIVERGED:
 		return v->side == SIDE_US ? OUTCOME_VERIFIED : v->side == SIDE_LIBUNWIND ?
 		       OUTCOME_OURS_WRONG : OUTCOME_UNVERIFIABLE;
@@ -194,7 +236,7 @@ bool classify_check_failed(const struct sample_verdict *v)
 {
 	if (v->cls == SC_OURS_WRONG || v->cls == SC_BOTH_WRONG)
 		return true;
-	return v->cls == SC_DIVERGED && v->side != SIDE_US;
+	return v->cls == SC_DIVERGED && v->side != SIDE_US && v->side != SIDE_BLIND;
 }
 
 const char *classify_class_name(enum sample_class c)
@@ -229,6 +271,8 @@ const char *classify_side_name(enum elfutils_side s)
 		return "libunwind";
 	case SIDE_NEITHER:
 		return "neither";
+	case SIDE_BLIND:
+		return "blind";
 	default:
 		return "";
 	}
@@ -238,5 +282,7 @@ const char *classify_why_name(uint8_t why)
 {
 	if (why == WHY_RA_ZERO_NOT_OUTERMOST)
 		return "ra-zero-not-outermost";
+	if (why == WHY_ROW_FAULT)
+		return "row-fault";
 	return why ? plausible_name(why) : "";
 }

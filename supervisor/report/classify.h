@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "emu/unwind.h"
+#include "supervisor/oracle/oracle.h"
 #include "supervisor/oracle/plausible.h"
 
 /* X(ID, name, what): enum sample_class (SC_<ID>) and its names from one table. */
@@ -50,6 +51,8 @@
 	  "does not have, or RA 0 through a row that is not outermost") \
 	X(BOTH_WRONG, "both-wrong", "our covered prefix holds an implausible frame, and " \
 	  "libunwind's walk has it too") \
+	X(BLIND, "blind-reference", "a frame of the covered prefix differs from libunwind's, " \
+	  "which only guessed it (no unwind information where it stepped from)") \
 	X(UNCHECKED, "unchecked", "no cross-check (--no-crosscheck, or no libunwind)") \
 	X(JIT_UNCHECKED, "jit-unchecked", "equal up to the first JIT frame; they part after " \
 	  "it, where libunwind has no unwind info")
@@ -61,12 +64,17 @@ enum sample_class {
 	SC_COUNT
 };
 
-/* elfutils' side in a disagreement (SIDE_NOT_ASKED when there was none). */
+/*
+ * elfutils' side in a disagreement (SIDE_NOT_ASKED when there was none;
+ * SIDE_BLIND: it only guessed the frame, and its guess is no opinion).
+ */
 enum elfutils_side {
 	SIDE_NOT_ASKED = 0,
 	SIDE_US,
 	SIDE_LIBUNWIND,
 	SIDE_NEITHER,
+	SIDE_BLIND,
+	SIDE_COUNT
 };
 
 /* What the sample says of our walk's covered prefix, for the headline. */
@@ -83,7 +91,8 @@ enum sample_outcome {
  * implausible frame's enum plausible, or a finding that is not about one frame.
  */
 #define WHY_RA_ZERO_NOT_OUTERMOST PLAUSIBLE_COUNT	/* RA 0 through a row not marked outermost */
-#define WHY_COUNT (PLAUSIBLE_COUNT + 1)
+#define WHY_ROW_FAULT (PLAUSIBLE_COUNT + 1)	/* a step by a row faulted (read, CFA) */
+#define WHY_COUNT (PLAUSIBLE_COUNT + 2)
 
 /* No frame of the walk is in JIT code. */
 #define SAMPLE_NO_JIT_FRAME UINT_MAX
@@ -95,6 +104,8 @@ enum sample_outcome {
  * @jit_frame: index of our first frame whose IP is in JIT code, or
  *	SAMPLE_NO_JIT_FRAME; frames after it are not compared with libunwind
  * @ref, @n_ref, @ref_plaus: libunwind's IPs and their plausibility
+ * @ref_flags: their EMU_FRAME_* and ORACLE_FRAME_GUESS flags (NULL: none
+ *	known); a guessed frame counts only where it is plausible
  * @ref_err: libunwind's result (0: it reached the end; < 0: it failed at
  *	frame @n_ref); @have_ref: libunwind ran at all
  */
@@ -107,6 +118,7 @@ struct sample_walks_in {
 	unsigned int jit_frame;
 	const uint64_t *ref;
 	const uint8_t *ref_plaus;
+	const uint8_t *ref_flags;
 	unsigned int n_ref;
 	int ref_err;
 	bool have_ref;
@@ -125,6 +137,8 @@ struct sample_walks_in {
  * @wrong_frame, @why: the frame a verdict of a wrong walk is about, and why
  *	(enum plausible, or WHY_RA_ZERO_NOT_OUTERMOST); @why 0 for none
  * @side: elfutils' (SC_DIVERGED only)
+ * @plausible_there: SC_BLIND: our frame at the first difference is
+ *	plausible, which decides for us
  */
 struct sample_verdict {
 	enum sample_class cls;
@@ -136,6 +150,7 @@ struct sample_verdict {
 	unsigned int wrong_frame;
 	uint8_t why;
 	enum elfutils_side side;
+	bool plausible_there;
 };
 
 /** classify_sample() - the verdict on @in's walks (elfutils' side comes later). */
@@ -148,11 +163,14 @@ bool classify_needs_third_opinion(const struct sample_verdict *v);
  * classify_side() - set @v->side from elfutils' @n_elf PCs: whose frame it has
  * at the first difference (only up to the covered prefix matters, and not
  * past the first JIT frame: elfutils has no JIT unwind info either); a walk
- * of its own that is implausible by then sides with nobody
- * @elf_plaus: plausibility of @elf's frames (NULL: all unknown)
+ * of its own that is implausible by then sides with nobody, and a frame it
+ * only guessed (not plausible) is no opinion (SIDE_BLIND)
+ * @elf_plaus, @elf_flags: plausibility and flags of @elf's frames (NULL:
+ *	unknown, none)
  */
 void classify_side(struct sample_verdict *v, const struct sample_walks_in *in,
-		   const uint64_t *elf, const uint8_t *elf_plaus, unsigned int n_elf);
+		   const uint64_t *elf, const uint8_t *elf_plaus, const uint8_t *elf_flags,
+		   unsigned int n_elf);
 
 /** classify_outcome() - what @v says of our covered prefix (the report's headline). */
 enum sample_outcome classify_outcome(const struct sample_verdict *v);
@@ -178,7 +196,7 @@ const char *classify_class_name(enum sample_class c);
 /** classify_outcome_name() - "verified", "ours-wrong", "both-wrong", "unverifiable". */
 const char *classify_outcome_name(enum sample_outcome o);
 
-/** classify_side_name() - "", "codectl-run", "libunwind", "neither". */
+/** classify_side_name() - "", "codectl-run", "libunwind", "neither", "blind". */
 const char *classify_side_name(enum elfutils_side s);
 
 /** classify_why_name() - "not-code", ..., "ra-zero-not-outermost"; "" for none. */

@@ -103,7 +103,8 @@ static void verdict_counts(json_t *o, const struct sample_stats *st)
 		const char *key;
 		enum sample_class cls;
 	} added[] = { { "ended", SC_ENDED }, { "astray", SC_ASTRAY },
-		      { "ours_wrong", SC_OURS_WRONG }, { "both_wrong", SC_BOTH_WRONG } };
+		      { "ours_wrong", SC_OURS_WRONG }, { "both_wrong", SC_BOTH_WRONG },
+		      { "blind_reference", SC_BLIND } };
 	json_t *why = json_object();
 
 	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++)
@@ -249,7 +250,7 @@ static int write_json(const struct report *r, FILE *f)
 {
 	struct sample_stats *st = r->stats;
 	double a = stats_agreement(st);
-	json_t *root = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:{s:I,s:I,s:I},s:O}",
+	json_t *root = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:{s:I,s:I,s:I,s:I},s:O}",
 		"run", run_json(r), "samples", counts_json(st),
 		"agreement", a < 0 ? json_null() : json_real(a),
 		"coverage", coverage_json(st), "registrations", registrations_json(&r->registrations),
@@ -258,6 +259,7 @@ static int write_json(const struct report *r, FILE *f)
 		"elfutils", "with_us", (json_int_t)st->side[SIDE_US],
 		"with_libunwind", (json_int_t)st->side[SIDE_LIBUNWIND],
 		"neither", (json_int_t)st->side[SIDE_NEITHER],
+		"guessed", (json_int_t)st->side[SIDE_BLIND],
 		"disagreements", st->disagreements);
 	int err;
 

@@ -200,7 +200,7 @@ static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 	if (w->v.cls != SC_MATCH && w->v.cls != SC_UNCHECKED) {
 		json_object_set_new(o, "first_difference", json_integer(w->v.first_difference));
 		json_object_set_new(o, "reason", json_string(w->reason ? w->reason : ""));
-		json_object_set_new(o, "libunwind", ips_json(in->ref, w->ref_flags, in->ref_plaus,
+		json_object_set_new(o, "libunwind", ips_json(in->ref, w->in.ref_flags, in->ref_plaus,
 							     in->n_ref, sym, ctx));
 	}
 	if (w->v.side != SIDE_NOT_ASKED) {

@@ -26,7 +26,6 @@
  * @stop: why our walk ended (emu_stop_reason(), static)
  * @jit_fault: what was wrong with a JIT table when @stop says so, else 0
  * @jit_frames: our frames in JIT code
- * @ref_flags: libunwind's EMU_FRAME_* flags per frame (NULL: none known)
  * @elf, @elf_flags, @elf_plaus, @n_elf: elfutils' walk when it was asked
  * @v: the verdict
  * @reason: why the covered prefix ended or where the walks part (a short
@@ -44,7 +43,6 @@ struct sample_walks {
 	const char *stop;
 	uint8_t jit_fault;
 	unsigned int jit_frames;
-	const uint8_t *ref_flags;
 	const uint64_t *elf;
 	const uint8_t *elf_flags;
 	const uint8_t *elf_plaus;
@@ -79,7 +77,7 @@ struct sample_stats {
 	unsigned long outcome[OUTCOME_COUNT];
 	unsigned long libunwind_wrong;	/* samples that show libunwind's walk wrong */
 	unsigned long findings[WHY_COUNT];	/* wrong frames by why */
-	unsigned long side[4];
+	unsigned long side[SIDE_COUNT];
 	unsigned long check_failures;
 	unsigned long strict_changed;
 	unsigned long jit_samples;	/* samples with a frame in JIT code */
@@ -119,7 +117,7 @@ struct stats_place {
 	const char *reason;
 	uint8_t why;
 	unsigned long count;
-	unsigned long side[4];
+	unsigned long side[SIDE_COUNT];
 	json_t *example;
 };
 

@@ -129,8 +129,8 @@ static void print_verdicts(const struct report *r, const struct sample_stats *st
 {
 	static const enum sample_class always[] = { SC_MATCH, SC_ENDED, SC_ASTRAY, SC_DIVERGED,
 						    SC_LIBUNWIND_FAILED };
-	static const enum sample_class rare[] = { SC_OURS_WRONG, SC_BOTH_WRONG, SC_JIT_UNCHECKED,
-						  SC_UNCHECKED };
+	static const enum sample_class rare[] = { SC_OURS_WRONG, SC_BOTH_WRONG, SC_BLIND,
+						  SC_JIT_UNCHECKED, SC_UNCHECKED };
 	const char *sep = "";
 	size_t i;
 
@@ -193,8 +193,9 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 			"not cross-checked" : "no sample took an SFrame/JIT step");
 	if (st->n_elf_walks)
 		fprintf(r->log->f, "  elfutils asked %lu times: sides with codectl-run %lu, with "
-				"libunwind %lu, neither %lu\n", st->n_elf_walks, st->side[SIDE_US],
-			st->side[SIDE_LIBUNWIND], st->side[SIDE_NEITHER]);
+				"libunwind %lu, neither %lu, only guessed %lu\n", st->n_elf_walks,
+			st->side[SIDE_US], st->side[SIDE_LIBUNWIND], st->side[SIDE_NEITHER],
+			st->side[SIDE_BLIND]);
 	if (st->strict_changed)
 		fprintf(r->log->f, "  the kernel's lookup of callers at their return address (not at RA-1) "
 				"%s %lu stacks\n", r->opts->strict ? "changed" : "would change",

@@ -28,8 +28,9 @@
  *	(sample_set_dwarf_regs())
  * @stack_start: tracee address of @stack[0] (SP - SAMPLE_RED_ZONE)
  * @stack, @stack_len: the copy, @stack_len bytes (owned by the sample queue)
- * @stack_map_end: end of the mapping holding SP (0: unknown); the stack
- *	between the copy and it is read live, after the thread ran on
+ * @stack_map_start, @stack_map_end: the mapping holding SP (0, 0: unknown),
+ *	the thread's stack: no frame-pointer step leaves it; the stack between
+ *	the copy and its end is read live, after the thread ran on
  * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
  * @waited_ns: how long the signal waited to be taken (see trigger_waited_ns())
  * @programs_own: the program's own SIGPROF (delivered to it unchanged)
@@ -46,6 +47,7 @@ struct sample {
 	uint64_t stack_start;
 	uint8_t *stack;
 	size_t stack_len;
+	uint64_t stack_map_start;
 	uint64_t stack_map_end;
 	uint64_t taken_ns;
 	uint64_t freeze_ns;

@@ -137,6 +137,7 @@ static void copy_stack(struct sampler *sm, struct proc *p, struct sample *smp)
 	if (vma && start < vma->start)
 		start = vma->start;
 	smp->stack_start = start;
+	smp->stack_map_start = vma ? vma->start : 0;
 	smp->stack_len = 0;
 	smp->stack_map_end = vma ? vma->end : 0;
 	if (start > sp || end <= start)
@@ -250,11 +251,12 @@ static void walk(struct sampler *sm, const struct sample *smp)
 		stats_drop(&sm->stats);
 		return;
 	}
-	if (maps_old(p))
+	if (maps_old_for_samples(p))
 		maps_refresh(sm->trace, p, p->tgid);
 	env = (struct walk_env){
 		.registry = p->as->registry,
 		.maps = p->as->maps_valid ? &p->as->maps : NULL,
+		.as = p->as,
 		.fresh_maps = fresh_maps,
 		.fresh_maps_ctx = &fm,
 		.oracles = o,

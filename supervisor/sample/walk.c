@@ -130,7 +130,7 @@ static bool judge_both(const struct walk_env *env, const struct emu_accessor *ac
 	w->in.plaus = judge(env, acc, b->ours_ips, b->bytes[WALK_OURS_FLAGS], w->in.n,
 			    b->bytes[WALK_OURS_PLAUS]);
 	w->in.ref_plaus = !w->in.have_ref ? NULL :
-			  judge(env, acc, w->in.ref, w->ref_flags, w->in.n_ref,
+			  judge(env, acc, w->in.ref, w->in.ref_flags, w->in.n_ref,
 				b->bytes[WALK_REF_PLAUS]);
 	return any_not_code(w->in.plaus, w->in.n) || any_not_code(w->in.ref_plaus, w->in.n_ref);
 }
@@ -154,20 +154,69 @@ static void judge_walks(const struct walk_env *env, const struct sample *smp,
 		judge_both(env, acc, w);
 }
 
+/* "CFA = sp +1048584, RA at CFA -8": a row as the walk applied it. */
+static void rule_text(const struct emu_unwind_rule *r, char *buf, size_t size)
+{
+	char cfa[48];
+
+	if (r->cfa_base == EMU_CFA_REG)
+		snprintf(cfa, sizeof(cfa), "r%u %+lld", r->cfa_reg, (long long)r->cfa_off);
+	else
+		snprintf(cfa, sizeof(cfa), "%s %+lld", r->cfa_base == EMU_CFA_SP ? "sp" : "fp",
+			 (long long)r->cfa_off);
+	snprintf(buf, size, "CFA = %s%s%s, RA %s%+lld", r->cfa_deref ? "*(" : "", cfa,
+		 r->cfa_deref ? ")" : "",
+		 r->ra.kind == EMU_LOC_CFA_DEREF ? "at CFA " : "in a register ",
+		 (long long)r->ra.off);
+}
+
 /* What made our covered prefix wrong: the step that gave the wrong frame. */
 static const char *wrong_reason(const struct walk_env *env, const struct sample_walks *w,
 				const struct emu_unwind_result *res)
 {
+	const char *row = res->stop_source == EMU_SRC_JIT ? "JIT" : "SFrame";
 	unsigned int k = w->v.wrong_frame;
+	char rule[96];
 
+	rule_text(&res->rule, rule, sizeof(rule));
 	if (w->v.why == WHY_RA_ZERO_NOT_OUTERMOST)
 		snprintf(env->buf->reason, sizeof(env->buf->reason),
-			 "RA 0 read through a %s row not marked outermost; libunwind goes on",
-			 res->stop_source == EMU_SRC_JIT ? "JIT" : "SFrame");
+			 "RA 0 read through a %s row not marked outermost (%s); libunwind goes on",
+			 row, rule);
+	else if (w->v.why == WHY_ROW_FAULT)
+		snprintf(env->buf->reason, sizeof(env->buf->reason),
+			 "%s stepping by the %s row at 0x%llx (%s); libunwind goes on",
+			 w->stop, row, (unsigned long long)lookup_ip(env, w->in.ours, k - 1), rule);
 	else
 		snprintf(env->buf->reason, sizeof(env->buf->reason), "frame %u, by a %s step, is %s",
 			 k, emu_source_name(w->in.ours[k].source), classify_why_name(w->v.why));
 	return env->buf->reason;
+}
+
+/*
+ * Why there is no unwind data for @ip, to precede the object's name: "no
+ * JIT table entry for", "no SFrame FDE for", "refused (RULE):", "stale
+ * registration:", "no .sframe in", or "no registration for".
+ */
+static const char *missing_what(const struct walk_env *env, uint64_t ip)
+{
+	char *buf = env->buf->missing;
+	const char *why;
+
+	if (emu_registry_find_jit(env->registry, ip))
+		return "no JIT table entry for";
+	if (emu_registry_find_unwind(env->registry, ip))
+		return "no SFrame FDE for";
+	why = env->as ? addr_space_refusal_at(env->as, ip) : NULL;
+	if (why && !strcmp(why, "stale"))
+		return "stale registration:";
+	if (why) {
+		snprintf(buf, sizeof(env->buf->missing), "refused (%s):", why);
+		return buf;
+	}
+	if (!symbols_has_sframe(&env->oracles->sym, ip))
+		return "no .sframe in";
+	return "no registration for";
 }
 
 /* Why the covered prefix ended, or where the walks part. */
@@ -192,6 +241,11 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 		snprintf(buf, size, "%s step gives another caller",
 			 emu_source_name(w->in.ours[w->v.first_difference].source));
 		return buf;
+	case SC_BLIND:
+		snprintf(buf, size, "libunwind only guessed frame %u (no unwind information where "
+				    "it stepped from); ours is %s", w->v.first_difference,
+			 w->v.plausible_there ? "plausible" : "not known plausible");
+		return buf;
 	case SC_LIBUNWIND_FAILED:
 		if (w->v.why)
 			snprintf(buf, size, "libunwind's frame %u is %s", w->v.wrong_frame,
@@ -210,12 +264,8 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 	}
 	ip = lookup_ip(env, w->in.ours, c - 1);
 	obj = object_of(env, ip);
-	if (emu_registry_find_jit(env->registry, ip))
-		what = "no JIT table entry";
-	else
-		what = emu_registry_find_unwind(env->registry, ip) ? "no SFrame FDE" :
-		       "no registration";
-	snprintf(buf, size, "%s for %s: frame-pointer fallback%s%s", what,
+	what = missing_what(env, ip);
+	snprintf(buf, size, "%s %s: frame-pointer fallback%s%s", what,
 		 obj ? obj : env->maps && emu_mappings_find(env->maps, ip) ? "anonymous code" :
 		 "unmapped code", c >= w->in.n ? " stopped: " : "",
 		 c >= w->in.n ? emu_stop_reason(res) : "");
@@ -236,9 +286,10 @@ static bool same_frames(const struct emu_frame *a, const struct emu_frame *b, un
  * is repeated with the other lookup.
  */
 static bool ra_lookup_changes(const struct walk_env *env, const struct emu_accessor *acc,
-			      const struct emu_regs *regs, const struct emu_unwind_result *res)
+			      const struct emu_regs *regs, const struct emu_unwind_opts *uopts,
+			      const struct emu_unwind_result *res)
 {
-	struct emu_unwind_opts o = env->uopts;
+	struct emu_unwind_opts o = *uopts;
 	struct emu_unwind_result alt;
 
 	o.lookup_ra = !o.lookup_ra;
@@ -267,10 +318,11 @@ static void walk_references(const struct walk_env *env, const struct oracle_inpu
 	if (!env->crosscheck || !oracles_ready(env->oracles, ORACLE_LIBUNWIND))
 		return;
 	w->in.ref_err = oracles_walk(env->oracles, ORACLE_LIBUNWIND, in, &ow);
+	oracles_mark_guesses(env->oracles, b->ref, ow.flags, ow.n);
 	w->in.n_ref = ow.n;
 	env->stats->ref_retries += ow.retries;
 	w->in.ref = b->ref;
-	w->ref_flags = ow.flags;
+	w->in.ref_flags = ow.flags;
 	w->in.have_ref = true;
 	env->stats->ref_ns += clock_now_ns() - t0;
 	env->stats->n_ref_walks++;
@@ -284,19 +336,21 @@ static void third_opinion(const struct walk_env *env, const struct oracle_input 
 	uint64_t t0 = clock_now_ns();
 
 	oracles_walk(env->oracles, ORACLE_ELFUTILS, in, &ow);
+	oracles_mark_guesses(env->oracles, b->elf, ow.flags, ow.n);
 	w->n_elf = ow.n;
 	w->elf = b->elf;
 	w->elf_flags = ow.flags;
 	env->stats->elf_ns += clock_now_ns() - t0;
 	env->stats->n_elf_walks++;
 	w->elf_plaus = judge(env, in->mem, b->elf, ow.flags, ow.n, b->bytes[WALK_ELF_PLAUS]);
-	classify_side(&w->v, &w->in, w->elf, w->elf_plaus, w->n_elf);
+	classify_side(&w->v, &w->in, w->elf, w->elf_plaus, w->elf_flags, w->n_elf);
 }
 
 void walk_sample(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
 	struct walk_buffers *b = env->buf;
+	struct emu_unwind_opts uopts = env->uopts;
 	struct emu_unwind_result res;
 	struct oracle_input in;
 	struct emu_accessor acc;
@@ -309,7 +363,9 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	in = oracle_input(env, smp, &acc);
 	to_emu_regs(smp, &regs);
 	t0 = clock_now_ns();
-	if (emu_unwind(env->registry, &acc, &regs, &env->uopts, b->ours, &res)) {
+	uopts.stack_lo = smp->stack_map_start;
+	uopts.stack_hi = smp->stack_map_end;
+	if (emu_unwind(env->registry, &acc, &regs, &uopts, b->ours, &res)) {
 		stats_drop(env->stats);
 		return;
 	}
@@ -321,7 +377,7 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	w.in.stop_source = res.stop_source;
 	w.stop = emu_stop_reason(&res);
 	w.jit_fault = res.stop == EMU_STOP_JIT_INVALID ? res.jit_fault : EMU_JIT_OK;
-	w.strict_changed = ra_lookup_changes(env, &acc, &regs, &res);
+	w.strict_changed = ra_lookup_changes(env, &acc, &regs, &uopts, &res);
 	find_jit_frames(env, &w);
 	walk_references(env, &in, &w);
 	judge_walks(env, smp, &acc, &w);

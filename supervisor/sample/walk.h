@@ -15,6 +15,7 @@
 #include "sample.h"
 #include "sample_mem.h"
 #include "supervisor/oracle/oracle.h"
+#include "supervisor/trace/tracees.h"
 #include "supervisor/report/stats.h"
 
 /* The byte-per-frame buffers of struct walk_buffers: flags and plausibility. */
@@ -44,6 +45,7 @@ struct walk_buffers {
 	uint8_t *bytes[WALK_BYTES];
 	struct sample_mem mem;
 	char reason[256];
+	char missing[64];
 };
 
 /** walk_buffers_init() - buffers for walks of @max frames; 0 or -ENOMEM. */
@@ -56,6 +58,7 @@ void walk_buffers_free(struct walk_buffers *b);
  * struct walk_env - what a sample's walks use besides the sample
  * @registry: the sampled process's registrations (read, never changed)
  * @maps: its mappings, or NULL when they are not known (no frame is judged)
+ * @as: its address space (the refusals noted there name missing unwind data)
  * @fresh_maps: the mappings read again when they are older than a sample
  *	taken at @taken_ns (CLOCK_MONOTONIC), else NULL; asked, with
  *	@fresh_maps_ctx, before a frame is called no code
@@ -70,6 +73,7 @@ void walk_buffers_free(struct walk_buffers *b);
 struct walk_env {
 	const struct emu_registry *registry;
 	const struct emu_mappings *maps;
+	const struct addr_space *as;
 	const struct emu_mappings *(*fresh_maps)(void *ctx, uint64_t taken_ns);
 	void *fresh_maps_ctx;
 	struct oracles *oracles;

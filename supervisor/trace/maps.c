@@ -19,6 +19,7 @@ static void log_stale(const struct emu_registration *reg, void *arg)
 	struct stale_ctx *c = arg;
 
 	c->p->stats.stale++;
+	addr_space_note_refusal(c->p->as, reg->text_start, reg->text_end, "stale");
 	log_note(c->t->log, "pid %d: stale registration dropped: text %#llx-%#llx is no longer "
 			    "mapped executable (unloaded without CODE_UNREGISTER)", (int)c->p->tgid,
 		 (unsigned long long)reg->text_start, (unsigned long long)reg->text_end);
@@ -39,6 +40,17 @@ static uint64_t maps_digest(const struct emu_mappings *m)
 	return h;
 }
 
+void maps_hint_changed(struct proc *p)
+{
+	if (p->as)
+		p->as->maps_hinted = true;
+}
+
+bool maps_old_for_samples(const struct proc *p)
+{
+	return maps_old(p) || p->as->maps_hinted;
+}
+
 int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 {
 	struct stale_ctx c = { t, p };
@@ -53,6 +65,7 @@ int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 	emu_mappings_free(&p->as->maps);
 	p->as->maps = fresh;
 	p->as->maps_valid = true;
+	p->as->maps_hinted = false;
 	p->as->maps_ns = clock_now_ns();
 	emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, &c);
 	if (maps_digest(&p->as->maps) != before && t->hooks.mappings_changed)

@@ -22,6 +22,17 @@
 bool maps_old(const struct proc *p);
 
 /**
+ * maps_hint_changed() - a registration or unregistration of @p says its
+ * mappings changed (a library unloaded, or loaded, maybe where another was):
+ * the next sample reads them again (maps_old_for_samples()); calls keep
+ * their cache
+ */
+void maps_hint_changed(struct proc *p);
+
+/** maps_old_for_samples() - maps_old(), or a call hinted that they changed. */
+bool maps_old_for_samples(const struct proc *p);
+
+/**
  * maps_refresh() - re-read @p's mappings (through thread @tid), drop the
  * registrations whose text is no longer mapped (counted and logged as
  * stale), and tell the mappings_changed hook when anything moved

@@ -164,6 +164,27 @@ struct addr_space *addr_space_copy(const struct addr_space *as)
 	return c;
 }
 
+void addr_space_note_refusal(struct addr_space *as, uint64_t start, uint64_t end,
+			     const char *why)
+{
+	as->refused[as->nrefused++ % ADDR_SPACE_REFUSED] =
+		(struct addr_space_refusal){ start, end, why };
+}
+
+const char *addr_space_refusal_at(const struct addr_space *as, uint64_t ip)
+{
+	unsigned int n = as->nrefused < ADDR_SPACE_REFUSED ? as->nrefused : ADDR_SPACE_REFUSED;
+
+	for (unsigned int k = 1; k <= n; k++) {
+		const struct addr_space_refusal *r = &as->refused[(as->nrefused - k) %
+								   ADDR_SPACE_REFUSED];
+
+		if (ip >= r->start && ip < r->end)
+			return r->why;
+	}
+	return NULL;
+}
+
 void addr_space_put(struct addr_space *as)
 {
 	if (!as || --as->refs)

@@ -16,11 +16,17 @@
 #include "emu/registry.h"
 #include "emu/rules.h"
 
+#define ADDR_SPACE_REFUSED 64	/* refusal notes kept per address space */
+
 /**
  * struct addr_space - one mm: the registry and the cached mappings
  * @refs: processes using it (more than one while a vfork child shares it)
  * @maps_valid: @maps was read since the last exec
  * @maps_ns: when @maps was read (CLOCK_MONOTONIC); see maps_refresh()
+ * @maps_hinted: a call said the mappings changed since @maps was read
+ * @refused: the last ADDR_SPACE_REFUSED text ranges whose unwind data was
+ *	refused or dropped, and why (addr_space_note_refusal()), so that a
+ *	report can say why a walk found none there
  * @pagemap_fd: its /proc/PID/pagemap, opened on first use (-1: not yet, -2:
  *	cannot be): which pages a read may wait on (remote_mem.h)
  */
@@ -29,9 +35,27 @@ struct addr_space {
 	struct emu_registry *registry;
 	struct emu_mappings maps;
 	bool maps_valid;
+	bool maps_hinted;
 	uint64_t maps_ns;
 	int pagemap_fd;
+	struct addr_space_refusal {
+		uint64_t start;
+		uint64_t end;
+		const char *why;	/* static: a rule's name, "stale" */
+	} refused[ADDR_SPACE_REFUSED];
+	unsigned int nrefused;
 };
+
+/**
+ * addr_space_note_refusal() - the unwind data for text [@start, @end) was
+ * refused (@why: the rule's name) or dropped ("stale"); the oldest note goes
+ * when ADDR_SPACE_REFUSED are kept
+ */
+void addr_space_note_refusal(struct addr_space *as, uint64_t start, uint64_t end,
+			     const char *why);
+
+/** addr_space_refusal_at() - why the newest note holding @ip was made, or NULL. */
+const char *addr_space_refusal_at(const struct addr_space *as, uint64_t ip);
 
 /** struct proc_stats - what one process did, for the exit summary (counters only: they add up) */
 struct proc_stats {

@@ -26,7 +26,7 @@
  *    a starved run has dozens) and be classified as named below;
  *  - noreturn under --strict: the kernel patches' rules refuse gas 2.40's
  *    SFrame version 1, so the program is not registered: its samples are
- *    covered by frame 0 alone, "no registration for <binary>", and no RA
+ *    covered by frame 0 alone, "refused (kernel-refuses): <binary>", and no RA
  *    lookup is made (strict_ra_changed 0, reported). With a toolchain whose
  *    SFrame they accept, the rules do not apply (RA lookups may end walks
  *    early) and strict_ra_changed is only reported.
@@ -74,7 +74,7 @@ struct end {
 	bool max_frames;		/* covered == --max-frames, stop "max-frames" */
 };
 
-#define LIBC_FALLBACK "no registration for libc.so.6: frame-pointer fallback"
+#define LIBC_FALLBACK "no .sframe in libc.so.6: frame-pointer fallback"
 
 /*
  * Coverage ended, the frame-pointer fallback took over: the walk stopped
@@ -105,10 +105,10 @@ static const struct end depth_limit_main = {
 	.fn = "main", .cls = "match", .max_frames = true,
 };
 
-/* The library built without --gsframe: no registration for it. */
+/* The library built without --gsframe: no .sframe in it. */
 static const struct end nosf_lib = {
 	.fn = "nosf_call_one", .cls = FALLBACK,
-	.reason = "no registration for libcorpus_nosf-%s.so: frame-pointer fallback",
+	.reason = "no .sframe in libcorpus_nosf-%s.so: frame-pointer fallback",
 	.arg = ARG_NOSF,
 };
 
@@ -745,14 +745,16 @@ static void check_rules(struct vrun *v, const struct sample *s, const struct rul
 
 /*
  * gas 2.40 emits SFrame version 1, which the kernel patches' rules refuse:
- * under --strict the program is not registered, so its own frames have no
- * SFrame step at all and the RA lookup is never made.
+ * under --strict the program is not registered (the report says by which
+ * rule), so its own frames have no SFrame step at all and the RA lookup is
+ * never made.
  */
 static void check_unregistered(struct vrun *v, const struct sample *s)
 {
 	char want[256];
 
-	snprintf(want, sizeof(want), "no registration for %s: frame-pointer fallback", v->name);
+	snprintf(want, sizeof(want), "refused (kernel-refuses): %s: frame-pointer fallback",
+		 v->name);
 	if (s->covered != 1)
 		fail(v, s, "covered %zu in a program that is not registered", s->covered);
 	else if (libunwind_failed(s))
@@ -1094,7 +1096,7 @@ static void signal_deep_done(struct vrun *v)
 /* A signal that interrupted clock_gettime, in the vDSO or libc: no SFrame there. */
 static const struct end interrupted_in_vdso = {
 	.fn = "__vdso_clock_gettime", .cls = FALLBACK,
-	.reason = "no registration for linux-vdso.so.1: frame-pointer fallback",
+	.reason = "no .sframe in linux-vdso.so.1: frame-pointer fallback",
 };
 
 static const struct end interrupted_in_libc = {

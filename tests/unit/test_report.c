@@ -74,7 +74,7 @@ static void setup(void)
 	cr_assert_eq(stats_init(&stats, true, 1000000), 0);
 	add(&stats, stack3, 3, ref3, 3, yes4, NULL);
 	add(&stats, stack3, 3, ref3, 3, yes4, NULL);
-	add(&stats, stack_fp, 4, ref4, 4, NULL, "no registration for libc.so.6: frame-pointer fallback");
+	add(&stats, stack_fp, 4, ref4, 4, NULL, "no .sframe in libc.so.6: frame-pointer fallback");
 	add(&stats, stack_lie, 3, ref_lie, 3, lie, "frame 2, by a jit step, is not-code");
 	opts = (struct run_opts){ .freq = 999, .crosscheck = true, .stack_bytes = 65536,
 				  .max_frames = 128, .argv = argv };
@@ -122,7 +122,7 @@ Test(report, counts_agreement_coverage_and_places)
 	cr_assert(strstr(text, "  1 samples show our walk wrong"), "%s", text);
 	cr_assert(strstr(text, "    ->   3 [libc.so.6+0x9000]                             fp     | "
 			       "[libc.so.6+0x9000]\n"), "%s", text);
-	cr_assert(strstr(text, "   1. astray in main: 1 samples (no registration for "
+	cr_assert(strstr(text, "   1. astray in main: 1 samples (no .sframe in "
 			       "libc.so.6: frame-pointer fallback)\n"), "%s", text);
 	cr_assert(strstr(text, "  freeze per sample: median 20.0 us, max 20.0 us\n"), "%s", text);
 	free(text);

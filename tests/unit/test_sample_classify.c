@@ -199,21 +199,21 @@ Test(sample_classify, a_difference_inside_the_covered_prefix_goes_to_elfutils)
 	cr_assert_eq(v.first_difference, 2);
 	cr_assert_not(v.agrees);
 	cr_assert(classify_needs_third_opinion(&v));
-	classify_side(&v, &in, elf_us, NULL, N(elf_us));
+	classify_side(&v, &in, elf_us, NULL, NULL, N(elf_us));
 	cr_assert_eq(v.side, SIDE_US);
 	cr_assert_not(classify_check_failed(&v));
 	cr_assert_eq(classify_outcome(&v), OUTCOME_VERIFIED);
 	cr_assert(classify_libunwind_wrong(&v));
-	classify_side(&v, &in, elf_lu, NULL, N(elf_lu));
+	classify_side(&v, &in, elf_lu, NULL, NULL, N(elf_lu));
 	cr_assert_eq(v.side, SIDE_LIBUNWIND);
 	cr_assert(classify_check_failed(&v));
 	cr_assert_eq(classify_outcome(&v), OUTCOME_OURS_WRONG);
-	classify_side(&v, &in, elf_none, NULL, N(elf_none));
+	classify_side(&v, &in, elf_none, NULL, NULL, N(elf_none));
 	cr_assert_eq(v.side, SIDE_NEITHER);
 	cr_assert(classify_check_failed(&v));
 	cr_assert_eq(classify_outcome(&v), OUTCOME_UNVERIFIABLE);
 	/* elfutils with libunwind, through an implausible frame of its own: with nobody */
-	classify_side(&v, &in, elf_lu, (const uint8_t[]){ Y, NAC, Y }, N(elf_lu));
+	classify_side(&v, &in, elf_lu, (const uint8_t[]){ Y, NAC, Y }, NULL, N(elf_lu));
 	cr_assert_eq(v.side, SIDE_NEITHER);
 }
 
@@ -256,7 +256,7 @@ Test(sample_classify, libunwind_ending_inside_the_prefix_before_a_frame_not_know
 	cr_assert_eq(v.cls, SC_DIVERGED);
 	cr_assert_eq(v.first_difference, 2);
 	cr_assert(classify_needs_third_opinion(&v));
-	classify_side(&v, &in, (const uint64_t[]){ 0x100, 0x200 }, NULL, 2);
+	classify_side(&v, &in, (const uint64_t[]){ 0x100, 0x200 }, NULL, NULL, 2);
 	cr_assert_eq(v.side, SIDE_LIBUNWIND);
 	cr_assert(classify_check_failed(&v));
 }
@@ -386,7 +386,7 @@ Test(sample_classify, the_first_jit_frame_itself_is_checked)
 	cr_assert_not(v.agrees);
 	cr_assert(classify_disagrees(&v));
 	cr_assert(classify_needs_third_opinion(&v));
-	classify_side(&v, &in, elf_lu, NULL, N(elf_lu));
+	classify_side(&v, &in, elf_lu, NULL, NULL, N(elf_lu));
 	cr_assert_eq(v.side, SIDE_LIBUNWIND);
 	cr_assert(classify_check_failed(&v));
 }
@@ -401,10 +401,10 @@ Test(sample_classify, elfutils_sides_with_us_up_to_the_first_jit_frame)
 
 	cr_assert_eq(v.cls, SC_DIVERGED);
 	cr_assert_eq(v.first_difference, 1);
-	classify_side(&v, &in, elf_us, NULL, N(elf_us));
+	classify_side(&v, &in, elf_us, NULL, NULL, N(elf_us));
 	cr_assert_eq(v.side, SIDE_US);
 	cr_assert_not(classify_check_failed(&v));
-	classify_side(&v, &in, elf_short, NULL, N(elf_short));
+	classify_side(&v, &in, elf_short, NULL, NULL, N(elf_short));
 	cr_assert_eq(v.side, SIDE_NEITHER);
 	cr_assert(classify_check_failed(&v));
 }
