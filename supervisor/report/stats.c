@@ -116,15 +116,18 @@ static bool is_caller(const uint8_t *flags, unsigned int i)
 
 /*
  * One frame: its IP, its name, "exact" when the IP is where the thread was
- * (not a return address), and its plausibility when known.
+ * (not a return address), "signal_trampoline" for a signal's return
+ * trampoline, and its plausibility when known. @flags: EMU_FRAME_*.
  */
-static json_t *frame_json(uint64_t ip, const char *symbol, bool exact, const uint8_t *plaus,
+static json_t *frame_json(uint64_t ip, const char *symbol, uint8_t flags, const uint8_t *plaus,
 			  unsigned int i)
 {
 	json_t *f = json_pack("{s:o,s:s}", "ip", hex(ip), "symbol", symbol ? symbol : "?");
 
-	if (f && i && exact)
+	if (f && i && (flags & EMU_FRAME_EXACT))
 		json_object_set_new(f, "exact", json_true());
+	if (f && (flags & EMU_FRAME_TRAMPOLINE))
+		json_object_set_new(f, "signal_trampoline", json_true());
 	if (!f || !plaus || !i)
 		return f;
 	if (plaus[i] == PLAUSIBLE_UNKNOWN) {
@@ -145,7 +148,7 @@ static json_t *frames_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 	for (unsigned int i = 0; a && i < w->in.n; i++) {
 		bool exact = ours[i].flags & EMU_FRAME_EXACT;
 
-		f = frame_json(ours[i].ip, sym(ctx, ours[i].ip, i > 0 && !exact), exact,
+		f = frame_json(ours[i].ip, sym(ctx, ours[i].ip, i > 0 && !exact), ours[i].flags,
 			       w->in.plaus, i);
 		if (f)
 			json_object_set_new(f, "source", json_string(emu_source_name(ours[i].source)));
@@ -161,7 +164,7 @@ static json_t *ips_json(const uint64_t *ips, const uint8_t *flags, const uint8_t
 
 	for (unsigned int i = 0; a && i < n; i++)
 		json_array_append_new(a, frame_json(ips[i], sym(ctx, ips[i], is_caller(flags, i)),
-						    !is_caller(flags, i), plaus, i));
+						    flags ? flags[i] : i ? 0 : EMU_FRAME_EXACT, plaus, i));
 	return a;
 }
 

@@ -245,9 +245,11 @@ static const char *str_at(json_t *a, size_t i, const char *key)
 static const char *frame_text(json_t *a, size_t i, char *buf, size_t size)
 {
 	const char *line = str_at(a, i, "source_line"), *why = str_at(a, i, "why");
+	bool tramp = json_is_true(json_object_get(json_array_get(a, i), "signal_trampoline"));
 
-	snprintf(buf, size, "%s%s%s%s%s%s%s", why[0] ? "!" : "", str_at(a, i, "symbol"),
-		 line[0] ? " (" : "", line, line[0] ? ")" : "", why[0] ? " " : "", why);
+	snprintf(buf, size, "%s%s%s%s%s%s%s%s", why[0] ? "!" : "", str_at(a, i, "symbol"),
+		 tramp ? " <signal frame>" : "", line[0] ? " (" : "", line, line[0] ? ")" : "",
+		 why[0] ? " " : "", why);
 	return buf;
 }
 

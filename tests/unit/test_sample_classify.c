@@ -479,3 +479,86 @@ Test(sample_classify, names)
 	cr_assert_str_eq(classify_why_name(0), "");
 	cr_assert_str_eq(classify_why_name(PLAUSIBLE_CALL_TARGET_MISMATCH), "call-target-mismatch");
 }
+
+Test(sample_classify, a_fault_through_a_row_while_libunwind_goes_on_is_a_finding)
+{
+	static const struct emu_frame probe[] = { F(0x100, REGS), F(0x200, SFRAME) };
+	const uint64_t ref[] = { 0x100, 0x200, 0x300, 0x400 };
+	const uint8_t plaus[] = { Y, Y }, ref_plaus[] = { Y, Y, Y, Y };
+	struct sample_walks_in in = walks(probe, 2, plaus, NO_JIT, ref, 4, ref_plaus);
+	static const uint8_t faults[] = { EMU_STOP_READ_FAULT, EMU_STOP_CFA_NOT_ABOVE_SP,
+					  EMU_STOP_CFA_MISALIGNED };
+	struct sample_verdict v;
+
+	for (size_t i = 0; i < N(faults); i++) {
+		in.stop = faults[i];
+		v = classify(&in);
+		cr_assert_eq(v.cls, SC_OURS_WRONG, "stop %s", emu_stop_name(faults[i]));
+		cr_assert_eq(v.why, WHY_ROW_FAULT);
+		cr_assert_eq(v.wrong_frame, 2);
+		cr_assert(classify_check_failed(&v));
+	}
+	cr_assert_str_eq(classify_why_name(WHY_ROW_FAULT), "row-fault");
+	/* libunwind only guessed its next frame: no finding, our walk just ended */
+	in.ref_flags = (const uint8_t[]){ 0, 0, ORACLE_FRAME_GUESS, 0 };
+	in.ref_plaus = (const uint8_t[]){ Y, Y, U, Y };
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_ENDED);
+	/* a guessed frame that is plausible is trustworthy enough */
+	in.ref_plaus = ref_plaus;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_OURS_WRONG);
+	/* the frame-pointer fallback faulting is no finding about a row */
+	in.stop_source = EMU_SRC_FP;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_ENDED);
+}
+
+Test(sample_classify, a_frame_libunwind_only_guessed_is_no_disagreement)
+{
+	const uint64_t ref[] = { 0x100, 0x200, 0x3333, 0x400, 0x500 };
+	const uint8_t ref_flags[] = { 0, 0, ORACLE_FRAME_GUESS, ORACLE_FRAME_GUESS,
+				      ORACLE_FRAME_GUESS };
+	struct sample_walks_in in = walks(covered3_fp2, 5, (const uint8_t[]){ Y, Y, Y, U, U },
+					  NO_JIT, ref, 5, (const uint8_t[]){ Y, Y, U, U, U });
+	struct sample_verdict v;
+
+	in.ref_flags = ref_flags;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_BLIND);
+	cr_assert(v.plausible_there);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_VERIFIED);
+	cr_assert_not(classify_check_failed(&v));
+	cr_assert_not(classify_needs_third_opinion(&v));
+	cr_assert_str_eq(classify_class_name(v.cls), "blind-reference");
+	/* ours not known plausible either: unverifiable there, never a failure */
+	in.plaus = (const uint8_t[]){ Y, Y, U, U, U };
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_BLIND);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_UNVERIFIABLE);
+	cr_assert_not(classify_check_failed(&v));
+	/* the guess is not code: libunwind's walk is the wrong one */
+	in.ref_plaus = (const uint8_t[]){ Y, Y, NC, U, U };
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_LIBUNWIND_FAILED);
+}
+
+Test(sample_classify, elfutils_guessing_sides_with_nobody_and_fails_nothing)
+{
+	const uint64_t ref[] = { 0x100, 0x200, 0x333, 0x400, 0x500 };
+	const uint64_t elf_lu[] = { 0x100, 0x200, 0x333 };
+	struct sample_walks_in in = walks(covered3_fp2, 5, NULL, NO_JIT, ref, 5, NULL);
+	struct sample_verdict v = classify(&in);
+
+	cr_assert_eq(v.cls, SC_DIVERGED);
+	classify_side(&v, &in, elf_lu, NULL, (const uint8_t[]){ 0, 0, ORACLE_FRAME_GUESS },
+		      N(elf_lu));
+	cr_assert_eq(v.side, SIDE_BLIND);
+	cr_assert_not(classify_check_failed(&v));
+	cr_assert_eq(classify_outcome(&v), OUTCOME_UNVERIFIABLE);
+	cr_assert_str_eq(classify_side_name(SIDE_BLIND), "blind");
+	/* the same frame found through CFI: elfutils with libunwind */
+	classify_side(&v, &in, elf_lu, NULL, (const uint8_t[]){ 0, 0, 0 }, N(elf_lu));
+	cr_assert_eq(v.side, SIDE_LIBUNWIND);
+	cr_assert(classify_check_failed(&v));
+}

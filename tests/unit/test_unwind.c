@@ -145,6 +145,30 @@ Test(unwind, frame_pointer_fallback_without_registration)
 	cr_assert_eq(res.stop_source, EMU_SRC_FP);
 }
 
+Test(unwind, frame_pointer_step_off_the_threads_stack_stops)
+{
+	const uint64_t ips[] = { 0x900000, 0x900100 };
+	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_FP };
+
+	stk[11] = 0x900100;	/* frame at FP = slot(10), on the stack */
+	stk[10] = slot(20);	/* the next FP: past the thread's stack below */
+	stk[21] = 0x900200;
+	stk[20] = 0;
+	opts.stack_lo = slot(0);
+	opts.stack_hi = slot(16);	/* the thread's stack ends below slot(20) */
+	walk(0x900000, slot(2), slot(10));
+	expect_frames(ips, src, 2);
+	cr_assert_eq(res.stop, EMU_STOP_LEFT_STACK);
+	cr_assert_eq(res.stop_source, EMU_SRC_FP);
+	cr_assert_str_eq(emu_stop_name(res.stop), "left-stack");
+	/* an SFrame step is not bounded (a signal frame may lead to another stack) */
+	build_fp_chain(3);
+	opts.stack_hi = slot(8);
+	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
+	cr_assert_eq(res.nframes, 5);
+	cr_assert_eq(res.stop, EMU_STOP_OUTERMOST);
+}
+
 Test(unwind, failed_sframe_step_does_not_fall_back)
 {
 	build_fp_chain(2);
@@ -153,6 +177,9 @@ Test(unwind, failed_sframe_step_does_not_fall_back)
 	cr_assert_eq(res.nframes, 1);
 	cr_assert_eq(res.stop, EMU_STOP_CFA_MISALIGNED);
 	cr_assert_eq(res.stop_source, EMU_SRC_SFRAME);
+	/* the rule of the failed step, for the report */
+	cr_assert_eq(res.rule.cfa_base, EMU_CFA_FP);
+	cr_assert_eq(res.rule.cfa_off, 16);
 }
 
 Test(unwind, cfa_must_move_up)
