@@ -179,9 +179,12 @@ DIFF_VARIANTS := O0-fp O0-nofp O2-fp O2-nofp
 DIFF_OBJS := $(foreach n,$(DIFF_NAMES),$(foreach v,$(DIFF_VARIANTS),$(B)/diff-objs/$(n)-$(v)))
 DIFF_BIN := $(O)/tests/libsframe-diff
 
-# The ABI conformance suite: include/ and the test SFrame writer only.
+# The ABI conformance suites: include/ and the test SFrame writer only; with
+# its own .sframe, which the kernel profiles register at exec when they take
+# its version.
 ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c
-ABI_HDRS := $(wildcard tests/abi/*.h) tests/lib/sframe_writer.h tests/lib/sframe_samples.h
+ABI_HDRS := $(wildcard tests/abi/*.h) tests/lib/sframe_writer.h tests/lib/sframe_samples.h \
+	tests/lib/self_sframe.h
 ABI_BIN := $(O)/tests/abi-conformance
 
 # Loader-module tests: a program, three linked libraries and one dlopened.
@@ -269,8 +272,8 @@ $(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) $(PUBLIC_HDRS)
 
 $(ABI_BIN): $(ABI_SRC) $(ABI_HDRS) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
-	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(ABI_SRC) -o $@ \
-		$(PROG_LDFLAGS) -lpthread
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe \
+		$(ABI_SRC) -o $@ $(PROG_LDFLAGS) -lpthread
 
 $(LOADER_DIR)/libnosf.so: tests/loader/libnosf.c
 	@mkdir -p $(@D)
@@ -397,10 +400,23 @@ test-diff: $(DIFF_BIN) $(DIFF_OBJS)
 	$(call run_test,$(DIFF_BIN) $(SAN_JOBS))
 test-live: $(LIVE_BINS)
 	$(foreach t,$(LIVE_BINS),$(call run_test,$(t) $(SAN_JOBS))$(newline))
-# natively (every case skipped: ENOSYS), then under codectl-run (every case run)
+# Natively (every case skipped: ENOSYS), then under codectl-run in every
+# profile each suite applies to (every case run): codectl's in the emulator
+# profile, the kernel interfaces' in v16 (--strict) and v13, and once at
+# other numbers, given to both sides as a kernel developer would.
+KERNEL_SUITES := --suite sframe_register --suite prctl --suite stacktrace_setup
+comma := ,
 test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(ABI_BIN))
-	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip)
+	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip --suite codectl)
+	$(call run_test,$(CODECTL_RUN) -q --strict --prctl-sframe -- $(ABI_BIN) --no-skip \
+		$(KERNEL_SUITES))
+	$(call run_test,$(CODECTL_RUN) -q --kernel v13 --prctl-sframe -- $(ABI_BIN) --no-skip \
+		--kernel v13 $(KERNEL_SUITES))
+	$(call run_test,env SFRAME_REGISTER_NR=2001 SFRAME_UNREGISTER_NR=2002 \
+		STACKTRACE_SETUP_NR=2003 $(CODECTL_RUN) -q --kernel v16 --sframe-nr 2001$(comma)2002 \
+		--stacktrace-setup-nr 2003 -- $(ABI_BIN) --no-skip --suite sframe_register \
+		--suite stacktrace_setup)
 
 # The layering of tests/arch/layers, and no call cycle between supervisor files.
 .PHONY: check-arch
@@ -590,7 +606,7 @@ help:
 	@echo '  test-unit    unit tests (emu/, the writer, classification, perf maps)'
 	@echo '  test-diff    libsframe differential test'
 	@echo '  test-live    live-stack unwinder tests (-O0, -O2)'
-	@echo '  test-abi     ABI conformance suite, natively and under codectl-run'
+	@echo '  test-abi     the ABI conformance suites, natively and under codectl-run'
 	@echo '  test-e2e     codectl-run end to end, sampling included'
 	@echo '  test-loader  the loader module under codectl-run'
 	@echo '  test-corpus  the sampled differential corpus'

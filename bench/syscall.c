@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench/syscall: what a codectl call costs under codectl-run, measured side by
- * side in one run (median ns per call, each call timed on its own):
+ * bench/syscall: what a registration call costs under codectl-run, measured
+ * side by side in one run (median ns per call, each call timed on its own):
  *   (a) CODE_REGISTER_SFRAME of a 4 KiB section + CODE_UNREGISTER, under codectl-run;
- *   (b) the same two calls answered by a no-op seccomp-notify responder (same
+ *   (s) sframe_register() of the same sections + sframe_unregister(), under
+ *       codectl-run;
+ *   (b) the codectl calls answered by a no-op seccomp-notify responder (same
  *       filter, answers 0, no work), with and without SYNC_WAKE_UP;
  *   (c) a plain system call of the same number, answered ENOSYS by the kernel.
- * Prints the ratios a/b and b/c. Usage: syscall [--quick]
- * (internally: syscall client N, run as the measured program)
+ * Prints the ratios a/b, s/b and b/c. Usage: syscall [--quick]
+ * (internally: syscall client N NSEC codectl|sframe, run as the measured program)
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <codectl.h>
+#include <sframe_register.h>
 
 #include "supervisor/calls/notify.h"
 #include "tests/lib/sframe_samples.h"
@@ -54,11 +57,34 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
+/* One registration and its unregistration, through codectl or sframe_register. */
+static long reg_pair(const struct code_sframe_info *in, bool sframe, double *t1)
+{
+	struct sframe_setup s = { .sframe_start = in->sframe_start,
+				  .sframe_size = in->sframe_end - in->sframe_start,
+				  .text_start = in->text_start,
+				  .text_size = in->text_end - in->text_start };
+	long a;
+
+	if (!sframe) {
+		a = codectl(CODE_REGISTER_SFRAME, (void *)in, sizeof(*in), 0);
+		*t1 = now_ns();
+		codectl(CODE_UNREGISTER, (void *)(uintptr_t)in->text_start, 0, 0);
+		return a;
+	}
+	a = sframe_register(&s, sizeof(s));
+	*t1 = now_ns();
+	s = (struct sframe_setup){ .sframe_start = in->sframe_start };
+	sframe_unregister(&s, sizeof(s));
+	return a;
+}
+
 /*
  * @nsec v3 sections of 4 KiB (113 functions of 16 bytes, 4 FREs each: 36 bytes
- * per function), each over its own text, registered and unregistered in turn.
+ * per function), each over its own text, registered and unregistered in turn
+ * (through sframe_register with @sframe).
  */
-static int client(int n, int nsec, struct pair_times *t)
+static int client(int n, int nsec, bool sframe, struct pair_times *t)
 {
 	uint8_t *area = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE | PROT_EXEC,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -81,10 +107,8 @@ static int client(int n, int nsec, struct pair_times *t)
 	for (int i = 0; i < n; i++) {
 		const struct code_sframe_info *in = &info[i % nsec];
 		double t0 = now_ns(), t1, t2;
-		long a = codectl(CODE_REGISTER_SFRAME, (void *)in, sizeof(*in), 0);
+		long a = reg_pair(in, sframe, &t1);
 
-		t1 = now_ns();
-		codectl(CODE_UNREGISTER, (void *)(uintptr_t)in->text_start, 0, 0);
 		t2 = now_ns();
 		if (a && errno != ENOSYS)
 			return -1;
@@ -161,7 +185,7 @@ static int noop_body(int n, struct pair_times *t, void *arg)
 		_exit(0);
 	}
 	close(fd);
-	err = responder < 0 || client(n, NSECTIONS, t);
+	err = responder < 0 || client(n, NSECTIONS, false, t);
 	kill(responder, SIGKILL);
 	waitpid(responder, NULL, 0);
 	return err;
@@ -170,9 +194,10 @@ static int noop_body(int n, struct pair_times *t, void *arg)
 static int measure_noop(int n, bool sync, struct pair_times *t)
 {
 	struct noop_arg a = { .sync = sync };
+	struct notify_traps traps = { .nr = { CODECTL_NR }, .n = 1 };
 	int err;
 
-	if (notify_filter_build(&a.f, CODECTL_NR))
+	if (notify_filter_build(&a.f, &traps))
 		return -1;
 	err = in_child(n, t, noop_body, &a);
 	notify_filter_free(&a.f);
@@ -182,17 +207,18 @@ static int measure_noop(int n, bool sync, struct pair_times *t)
 static int plain_body(int n, struct pair_times *t, void *arg)
 {
 	(void)arg;
-	return client(n, NSECTIONS, t);
+	return client(n, NSECTIONS, false, t);
 }
 
 /* The client run by codectl-run: its medians come back on stdout. */
-static int measure_codectl_run(const char *self, int n, int nsec, struct pair_times *t)
+static int measure_codectl_run(const char *self, int n, int nsec, const char *mode,
+			       struct pair_times *t)
 {
 	char cmd[1024];
 	FILE *f;
 	int ok;
 
-	snprintf(cmd, sizeof(cmd), "%s -q -- %s client %d %d", CODECTL_RUN, self, n, nsec);
+	snprintf(cmd, sizeof(cmd), "%s -q -- %s client %d %d %s", CODECTL_RUN, self, n, nsec, mode);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -200,7 +226,7 @@ static int measure_codectl_run(const char *self, int n, int nsec, struct pair_ti
 	return pclose(f) == 0 && ok ? 0 : -1;
 }
 
-enum { CFG_A, CFG_AW, CFG_B, CFG_BS, CFG_C, NCFG };
+enum { CFG_A, CFG_AW, CFG_S, CFG_B, CFG_BS, CFG_C, NCFG };
 
 static void pin_to_one_cpu(void)
 {
@@ -221,8 +247,10 @@ static void pin_to_one_cpu(void)
 /* One round of every configuration, @n calls each. */
 static int round_all(const char *self, int n, struct pair_times *t)
 {
-	return measure_codectl_run(self, n, NSECTIONS, &t[CFG_A]) ||
-	       measure_codectl_run(self, n, 1, &t[CFG_AW]) || measure_noop(n, false, &t[CFG_B]) ||
+	return measure_codectl_run(self, n, NSECTIONS, "codectl", &t[CFG_A]) ||
+	       measure_codectl_run(self, n, 1, "codectl", &t[CFG_AW]) ||
+	       measure_codectl_run(self, n, NSECTIONS, "sframe", &t[CFG_S]) ||
+	       measure_noop(n, false, &t[CFG_B]) ||
 	       measure_noop(n, true, &t[CFG_BS]) || in_child(n, &t[CFG_C], plain_body, NULL);
 }
 
@@ -257,8 +285,8 @@ int main(int argc, char **argv)
 	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
 	int nrounds = quick ? 3 : 7, n = quick ? 300 : 1000;
 
-	if (argc > 3 && !strcmp(argv[1], "client")) {
-		if (client(atoi(argv[2]), atoi(argv[3]), &t[0]))
+	if (argc > 4 && !strcmp(argv[1], "client")) {
+		if (client(atoi(argv[2]), atoi(argv[3]), !strcmp(argv[4], "sframe"), &t[0]))
 			return 1;
 		printf("reg %.1f unreg %.1f\n", t[0].reg, t[0].unreg);
 		return 0;
@@ -268,8 +296,9 @@ int main(int argc, char **argv)
 		if (measure_noop(n, false, &unpinned[k][CFG_B]) ||
 		    measure_noop(n, true, &unpinned[k][CFG_BS]) ||
 		    in_child(n, &unpinned[k][CFG_C], plain_body, NULL) ||
-		    measure_codectl_run(argv[0], n, NSECTIONS, &unpinned[k][CFG_A]) ||
-		    measure_codectl_run(argv[0], n, 1, &unpinned[k][CFG_AW]))
+		    measure_codectl_run(argv[0], n, NSECTIONS, "codectl", &unpinned[k][CFG_A]) ||
+		    measure_codectl_run(argv[0], n, 1, "codectl", &unpinned[k][CFG_AW]) ||
+		    measure_codectl_run(argv[0], n, NSECTIONS, "sframe", &unpinned[k][CFG_S]))
 			return 1;
 	combine(unpinned, nrounds, u);
 	/*
@@ -291,14 +320,18 @@ int main(int argc, char **argv)
 	printf("  %-52s %9s %9s\n", "", "register", "unregister");
 	print_row("(a) codectl-run, 4 KiB v3 section, each one new", &t[CFG_A]);
 	print_row("(a') codectl-run, the same section again (cached)", &t[CFG_AW]);
+	print_row("(s) codectl-run, sframe_register/unregister, each new", &t[CFG_S]);
 	print_row("(b) no-op notify responder, SYNC_WAKE_UP", &t[CFG_BS]);
 	print_row("(b') no-op notify responder, no SYNC_WAKE_UP", &t[CFG_B]);
 	print_row("(c) plain syscall, ENOSYS from the kernel", &t[CFG_C]);
 	print_ratio("ratio a/b  (target <= 1.5)", &t[CFG_A], &t[CFG_BS]);
 	print_ratio("ratio a'/b", &t[CFG_AW], &t[CFG_BS]);
+	print_ratio("ratio s/b", &t[CFG_S], &t[CFG_BS]);
+	print_ratio("ratio s/a", &t[CFG_S], &t[CFG_A]);
 	print_ratio("ratio b/c", &t[CFG_BS], &t[CFG_C]);
 	printf("  unpinned (the scheduler places the two sides):\n");
 	print_row("(a) codectl-run, each section new", &u[CFG_A]);
+	print_row("(s) codectl-run, sframe_register, each new", &u[CFG_S]);
 	print_row("(b) no-op notify responder, SYNC_WAKE_UP", &u[CFG_BS]);
 	print_row("(b') no-op notify responder, no SYNC_WAKE_UP", &u[CFG_B]);
 	print_ratio("ratio a/b", &u[CFG_A], &u[CFG_BS]);

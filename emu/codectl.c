@@ -14,7 +14,7 @@ struct emu_policy emu_policy_default(void)
 {
 	return (struct emu_policy){
 		.arch = EMU_ARCH_X86_64,
-		.profile = EMU_PROFILE_DEFAULT,
+		.profile = EMU_PROFILE_EMULATOR,
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
 		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
 	};
@@ -142,17 +142,30 @@ static int do_unregister(const struct emu_space *sp, const struct emu_call *c,
 	if (!emu_registry_has(sp->registry, c->info))
 		return emu_reject(&res->verdict, EMU_R_UNREG_UNKNOWN,
 				  "no registration at text_start 0x%llx", (unsigned long long)c->info);
+	res->unregister = true;
 	res->unregister_key = c->info;
 	return 0;
+}
+
+const char *emu_entry_name(enum emu_entry entry)
+{
+	static const char *const names[EMU_ENTRY_COUNT] = {
+		"codectl", "sframe_register", "sframe_unregister", "prctl", "stacktrace_setup",
+	};
+
+	return (unsigned int)entry < EMU_ENTRY_COUNT ? names[entry] : "unknown";
 }
 
 int emu_codectl_commit(const struct emu_space *sp, struct emu_call_result *res)
 {
 	int err;
 
-	if (res->option == CODE_UNREGISTER) {
-		err = emu_registry_remove(sp->registry, res->unregister_key,
-					  EMU_ASPECT_UNWIND | EMU_ASPECT_IDENTITY);
+	if (res->unregister) {
+		if (res->entry == EMU_ENTRY_CODECTL)
+			err = emu_registry_remove(sp->registry, res->unregister_key,
+						  EMU_ASPECT_UNWIND | EMU_ASPECT_IDENTITY);
+		else
+			err = emu_registry_remove_sframe(sp->registry, res->unregister_key);
 		if (err < 0)
 			return err;
 		res->removed = err;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/codectl.h>
+#include <linux/sframe_setup.h>
 
 #include "accessor.h"
 #include "arch.h"
@@ -26,7 +27,7 @@
 /**
  * struct emu_policy - how the emulated kernel behaves
  * @arch: the caller's architecture (SFrame ABI/arch byte, registers)
- * @profile: EMU_PROFILE_DEFAULT or EMU_PROFILE_STRICT (kernel patches' rules)
+ * @profile: the kernel emulated (profile.h), for every entry point
  * @max_sframe_size: cap on a section's size, bytes; larger ones get ENOMEM
  * @max_sframe_total: cap on the bytes of all sections registered in one
  *	address space (each registration counts its section); beyond it, ENOMEM
@@ -38,7 +39,7 @@ struct emu_policy {
 	uint64_t max_sframe_total;
 };
 
-/** emu_policy_default() - x86_64, default profile, 64 MiB sections, 1 GiB in all. */
+/** emu_policy_default() - x86_64, the emulator profile, 64 MiB sections, 1 GiB in all. */
 struct emu_policy emu_policy_default(void);
 
 /**
@@ -66,31 +67,54 @@ struct emu_call {
 	unsigned int flags;
 };
 
+/*
+ * The system calls that reach the emulated kernel: codectl(2) and the kernel's
+ * own proposals (codectl-abi.md, "The kernel's own proposals"; kernel_call.h).
+ */
+enum emu_entry {
+	EMU_ENTRY_CODECTL = 0,
+	EMU_ENTRY_SFRAME_REGISTER,
+	EMU_ENTRY_SFRAME_UNREGISTER,
+	EMU_ENTRY_PRCTL,
+	EMU_ENTRY_STACKTRACE_SETUP,
+};
+
+#define EMU_ENTRY_COUNT 5
+
+/** emu_entry_name() - "codectl", "sframe_register", "sframe_unregister", "prctl", ... */
+const char *emu_entry_name(enum emu_entry entry);
+
 /**
  * struct emu_call_result - what a call did, for the log and the trace line
  * @verdict: rule and reason when refused; kernel-patch warnings in any case
- * @option: the call's option
+ * @entry: the system call (codectl unless a kernel_call.h entry point)
+ * @option: codectl: the call's option
  * @have_args: @args holds the caller's struct (read successfully)
- * @args: the struct read (the member of the call's option)
+ * @args: the struct read (codectl: the member of the call's option;
+ *	sframe_register and sframe_unregister: @args.setup)
  * @sframe_version, @sframe_fdes: of the section registered, when there is one
  * @staged: after a successful emu_codectl_prepare() of a registration, the
  *	registration to insert (owned by the result until committed or discarded)
- * @unregister_key: after a successful prepare of CODE_UNREGISTER, its text_start
+ * @unregister: the call prepared is an unregistration of @unregister_key, a
+ *	text_start (codectl) or an sframe_start (the kernel's proposals)
  * @reg: after commit, the new registration (owned by the registry)
- * @removed: after commit of CODE_UNREGISTER, the registrations removed
+ * @removed: after commit of an unregistration, the registrations changed
  */
 struct emu_call_result {
 	struct emu_verdict verdict;
+	enum emu_entry entry;
 	bool have_args;
 	union {
 		struct code_elf_info elf;
 		struct code_sframe_info sframe;
 		struct code_jit_info jit;
+		struct sframe_setup setup;
 	} args;
 	unsigned int option;
 	uint8_t sframe_version;
 	uint32_t sframe_fdes;
 	struct emu_registration *staged;
+	bool unregister;
 	uint64_t unregister_key;
 	const struct emu_registration *reg;
 	int removed;
@@ -113,8 +137,9 @@ int emu_codectl_prepare(const struct emu_policy *p, const struct emu_space *sp,
 			const struct emu_call *c, struct emu_call_result *res);
 
 /**
- * emu_codectl_commit() - apply a prepared call to @sp's registry
- * Sets @res->reg (registration) or @res->removed (CODE_UNREGISTER). The
+ * emu_codectl_commit() - apply a prepared call (of any entry point) to @sp's
+ * registry
+ * Sets @res->reg (registration) or @res->removed (unregistration). The
  * registry must not have changed since the prepare.
  * Return: 0, or -EEXIST/-ENOENT if it did change (nothing is applied then).
  */

@@ -30,7 +30,7 @@ static int check_mappings(const struct emu_policy *p, const struct emu_space *sp
 		v->kernel_refusals |= EMU_KR_TEXT_VMAS;
 	if (!emu_mappings_within_one(sp->maps, sframe_start, sframe_end, EMU_PROT_READ))
 		v->kernel_refusals |= EMU_KR_SFRAME_VMAS;
-	return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
+	return emu_kernel_rules_apply(v, p->profile);
 }
 
 int emu_registration_begin(const struct emu_policy *p, const struct emu_space *sp,
@@ -45,7 +45,7 @@ int emu_registration_begin(const struct emu_policy *p, const struct emu_space *s
 			     rq->sframe_end, v);
 	if (!err)
 		err = emu_registry_check_insert(sp->registry, rq->text_start, rq->text_end,
-						rq->aspects, v);
+						rq->aspects, rq->origin, v);
 	if (err)
 		return err;
 	reg = calloc(1, sizeof(*reg));
@@ -73,7 +73,7 @@ static int attach_section(const struct emu_policy *p, const struct emu_space *sp
 	if (reg->sframe) {
 		free(buf);
 		v->kernel_refusals |= kr;
-		return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
+		return emu_kernel_rules_apply(v, p->profile);
 	}
 	err = emu_sframe_load(buf, len, params, &reg->sframe, v);
 	if (!err)

@@ -16,11 +16,17 @@ struct reg_index {
 	size_t cap;
 };
 
+/*
+ * @count: registrations; @limited: those that count toward @limit
+ * @inclusive_end: overlaps as the v13 maple tree saw them (end included)
+ */
 struct emu_registry {
 	struct reg_index unwind;
 	struct reg_index ident;
 	size_t count;
+	size_t limited;
 	size_t limit;
+	bool inclusive_end;
 	uint64_t sframe_bytes;
 	struct emu_sframe_cache cache;
 };
@@ -42,13 +48,17 @@ static size_t index_rank(const struct reg_index *x, uint64_t addr, bool or_equal
 	return lo;
 }
 
-/* The entry overlapping [start, end), or NULL. */
+/*
+ * The entry overlapping [start, end), or NULL; with @inclusive, [start, end]
+ * against entries [s, e]: touching ranges overlap too.
+ */
 static const struct emu_registration *index_overlap(const struct reg_index *x, uint64_t start,
-						    uint64_t end)
+						    uint64_t end, bool inclusive)
 {
-	size_t pos = index_rank(x, end, false);
+	size_t pos = index_rank(x, end, inclusive);
 
-	if (pos && x->v[pos - 1]->text_end > start)
+	if (pos && (x->v[pos - 1]->text_end > start ||
+		    (inclusive && x->v[pos - 1]->text_end == start)))
 		return x->v[pos - 1];
 	return NULL;
 }
@@ -110,6 +120,24 @@ struct emu_registry *emu_registry_new(size_t limit)
 	return r;
 }
 
+void emu_registry_set_inclusive_end(struct emu_registry *r, bool on)
+{
+	r->inclusive_end = on;
+}
+
+const char *emu_origin_name(unsigned int origin)
+{
+	static const char *const names[] = {
+		[EMU_ORIGIN_CALL] = "codectl",
+		[EMU_ORIGIN_EXEC] = "exec",
+		[EMU_ORIGIN_SFRAME_REGISTER] = "sframe_register",
+		[EMU_ORIGIN_PRCTL] = "prctl",
+		[EMU_ORIGIN_STACKTRACE_SETUP] = "stacktrace_setup",
+	};
+
+	return origin < sizeof(names) / sizeof(names[0]) ? names[origin] : "unknown";
+}
+
 void emu_registration_free(struct emu_registration *reg)
 {
 	if (!reg)
@@ -127,7 +155,8 @@ static const char *aspect_name(unsigned int aspect)
 }
 
 int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
-			      uint64_t text_end, unsigned int aspects, struct emu_verdict *v)
+			      uint64_t text_end, unsigned int aspects, unsigned int origin,
+			      struct emu_verdict *v)
 {
 	const struct reg_index *idx[2] = { &r->unwind, &r->ident };
 	const unsigned int bits[2] = { EMU_ASPECT_UNWIND, EMU_ASPECT_IDENTITY };
@@ -137,15 +166,16 @@ int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
 	for (i = 0; i < 2; i++) {
 		if (!(aspects & bits[i]))
 			continue;
-		old = index_overlap(idx[i], text_start, text_end);
+		old = index_overlap(idx[i], text_start, text_end, r->inclusive_end);
 		if (old)
 			return emu_reject(v, EMU_R_OVERLAP,
-					  "text 0x%llx..0x%llx overlaps the %s aspect of 0x%llx..0x%llx",
+					  "text 0x%llx..0x%llx overlaps the %s aspect of 0x%llx..0x%llx%s",
 					  (unsigned long long)text_start, (unsigned long long)text_end,
 					  aspect_name(bits[i]), (unsigned long long)old->text_start,
-					  (unsigned long long)old->text_end);
+					  (unsigned long long)old->text_end,
+					  r->inclusive_end ? " (v13: ends inclusive)" : "");
 	}
-	if (r->count >= r->limit)
+	if (emu_origin_limited(origin) && r->limited >= r->limit)
 		return emu_reject(v, EMU_R_LIMIT, "limit of %zu registrations reached", r->limit);
 	return 0;
 }
@@ -172,7 +202,8 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 {
 	int err;
 
-	err = emu_registry_check_insert(r, reg->text_start, reg->text_end, reg->aspects, v);
+	err = emu_registry_check_insert(r, reg->text_start, reg->text_end, reg->aspects,
+					reg->origin, v);
 	if (err)
 		return err;
 	if (((reg->aspects & EMU_ASPECT_UNWIND) && index_reserve(&r->unwind)) ||
@@ -185,6 +216,7 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 	if (reg->sframe)
 		r->sframe_bytes += emu_sframe_size(reg->sframe);
 	r->count++;
+	r->limited += emu_origin_limited(reg->origin);
 	return 0;
 }
 
@@ -215,6 +247,7 @@ static int settle(struct emu_registry *r, struct emu_registration *reg)
 	if (!reg)
 		return 0;
 	if (!reg->aspects) {
+		r->limited -= emu_origin_limited(reg->origin);
 		emu_registration_free(reg);
 		r->count--;
 	}
@@ -234,6 +267,33 @@ int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned in
 		n = settle(r, u);
 	else
 		n = settle(r, u) + settle(r, d);
+	return n ? n : -ENOENT;
+}
+
+static bool from_sframe(const struct emu_registration *reg, uint64_t sframe_start)
+{
+	return reg->unwind_kind == EMU_UNWIND_SFRAME && reg->sframe_start == sframe_start;
+}
+
+bool emu_registry_has_sframe(const struct emu_registry *r, uint64_t sframe_start)
+{
+	for (size_t i = 0; i < r->unwind.n; i++)
+		if (from_sframe(r->unwind.v[i], sframe_start))
+			return true;
+	return false;
+}
+
+int emu_registry_remove_sframe(struct emu_registry *r, uint64_t sframe_start)
+{
+	int n = 0;
+
+	/* backwards: taking entry i moves only the ones after it */
+	for (size_t i = r->unwind.n; i-- > 0;) {
+		struct emu_registration *reg = r->unwind.v[i];
+
+		if (from_sframe(reg, sframe_start))
+			n += settle(r, take_aspect(r, &r->unwind, reg->text_start, EMU_ASPECT_UNWIND));
+	}
 	return n ? n : -ENOENT;
 }
 
@@ -276,6 +336,11 @@ size_t emu_registry_limit(const struct emu_registry *r)
 	return r->limit;
 }
 
+bool emu_registry_inclusive_end(const struct emu_registry *r)
+{
+	return r->inclusive_end;
+}
+
 /* Visit each registration once, by text_start (ties: the unwind index first). */
 void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn fn, void *ctx)
 {
@@ -311,6 +376,7 @@ void emu_registry_clear(struct emu_registry *r)
 	r->unwind.n = 0;
 	r->ident.n = 0;
 	r->count = 0;
+	r->limited = 0;
 	r->sframe_bytes = 0;
 	emu_sframe_cache_clear(&r->cache);
 }

@@ -28,10 +28,27 @@ enum emu_unwind_kind {
 	EMU_UNWIND_JIT,
 };
 
+/* Which entry point made a registration (--registry-dump shows it). */
 enum emu_origin {
-	EMU_ORIGIN_CALL = 0,	/* a codectl(2) call */
-	EMU_ORIGIN_EXEC,	/* registered at execve, as binfmt_elf does */
+	EMU_ORIGIN_CALL = 0,		/* a codectl(2) call */
+	EMU_ORIGIN_EXEC,		/* registered at execve, as binfmt_elf does */
+	EMU_ORIGIN_SFRAME_REGISTER,	/* sframe_register(2) */
+	EMU_ORIGIN_PRCTL,		/* prctl(PR_ADD_SFRAME) */
+	EMU_ORIGIN_STACKTRACE_SETUP,	/* stacktrace_setup(STACKTRACE_REGISTER_SFRAME) */
 };
+
+/** emu_origin_name() - "codectl", "exec", "sframe_register", "prctl", "stacktrace_setup". */
+const char *emu_origin_name(unsigned int origin);
+
+/*
+ * Registrations of the kernel's own proposals (sframe_register, the prctl,
+ * stacktrace_setup) count toward no limit: those series have none
+ * (kernel-2026.md §1.2, "Per-mm limits"); the emulator still caps bytes.
+ */
+static inline bool emu_origin_limited(unsigned int origin)
+{
+	return origin == EMU_ORIGIN_CALL || origin == EMU_ORIGIN_EXEC;
+}
 
 /**
  * struct emu_identity - the identity aspect (CODE_REGISTER_ELF)
@@ -53,7 +70,8 @@ struct emu_identity {
  * struct emu_registration - one successful registration call
  * @text_start, @text_end: the code covered, [start, end) addresses
  * @aspects: EMU_ASPECT_* bits it carries
- * @option: the CODE_REGISTER_* option that created it
+ * @option: the CODE_REGISTER_* option that created it (codectl)
+ * @origin: the entry point that made it (enum emu_origin)
  * @sframe: the validated section copy (a reference) for EMU_UNWIND_SFRAME
  * @sframe_start, @sframe_end: where the section was in the tracee
  * @jit_head: tracee address of the first JIT table for EMU_UNWIND_JIT
@@ -84,8 +102,18 @@ struct emu_registry;
 /* Default per-process limit of registrations (--max-registrations). */
 #define EMU_REGISTRY_DEFAULT_LIMIT 65536
 
-/** emu_registry_new() - an empty registry admitting @limit registrations; NULL on ENOMEM. */
+/**
+ * emu_registry_new() - an empty registry admitting @limit registrations made
+ * by codectl or at exec (emu_origin_limited()); NULL on ENOMEM
+ */
 struct emu_registry *emu_registry_new(size_t limit);
+
+/**
+ * emu_registry_set_inclusive_end() - treat each text range's end as part of
+ * it when looking for overlaps (the v13 series' maple tree: a range starting
+ * at another's end overlaps it); off by default (half-open ranges)
+ */
+void emu_registry_set_inclusive_end(struct emu_registry *r, bool on);
 
 /** emu_registry_free() - free @r and every registration in it (NULL is fine). */
 void emu_registry_free(struct emu_registry *r);
@@ -100,11 +128,13 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 			struct emu_verdict *v);
 
 /**
- * emu_registry_check_insert() - would emu_registry_insert() accept this range?
+ * emu_registry_check_insert() - would emu_registry_insert() accept this range
+ *	for a registration made by entry point @origin?
  * Return: 0, -EEXIST, -ENOSPC (as emu_registry_insert(), nothing changes).
  */
 int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
-			      uint64_t text_end, unsigned int aspects, struct emu_verdict *v);
+			      uint64_t text_end, unsigned int aspects, unsigned int origin,
+			      struct emu_verdict *v);
 
 /**
  * emu_registry_reserve() - make room so that the next insert cannot fail for memory
@@ -120,6 +150,18 @@ bool emu_registry_has(const struct emu_registry *r, uint64_t text_start);
  * Return: the number of registrations changed (>= 1), or -ENOENT.
  */
 int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned int aspects);
+
+/** emu_registry_has_sframe() - does an SFrame unwind aspect come from @sframe_start? */
+bool emu_registry_has_sframe(const struct emu_registry *r, uint64_t sframe_start);
+
+/**
+ * emu_registry_remove_sframe() - remove the unwind aspect of every registration
+ *	whose SFrame section starts at @sframe_start (the kernel's
+ *	sframe_remove_section(): every text range registered with it); identity
+ *	aspects stay
+ * Return: the number of registrations changed (>= 1), or -ENOENT.
+ */
+int emu_registry_remove_sframe(struct emu_registry *r, uint64_t sframe_start);
 
 /** emu_registry_find_jit() - the JIT registration whose code holds @ip, or NULL. */
 const struct emu_registration *emu_registry_find_jit(const struct emu_registry *r, uint64_t ip);
@@ -152,6 +194,9 @@ struct emu_sframe_cache *emu_registry_sframe_cache(struct emu_registry *r);
 
 /** emu_registry_limit() - the limit given to emu_registry_new(). */
 size_t emu_registry_limit(const struct emu_registry *r);
+
+/** emu_registry_inclusive_end() - see emu_registry_set_inclusive_end(). */
+bool emu_registry_inclusive_end(const struct emu_registry *r);
 
 typedef void (*emu_registry_visit_fn)(const struct emu_registration *reg, void *ctx);
 

@@ -55,6 +55,7 @@ struct emu_registry *emu_registry_dup(const struct emu_registry *r)
 
 	if (!st.dst)
 		return NULL;
+	emu_registry_set_inclusive_end(st.dst, emu_registry_inclusive_end(r));
 	emu_registry_for_each(r, dup_one, &st);
 	if (st.err) {
 		emu_registry_free(st.dst);

@@ -24,7 +24,21 @@ static const char *const kernel_rule_text[EMU_KR_COUNT] = {
 	"at least one FRE",
 	"the section in one mapping",
 	"the text in one executable mapping",
+	"version 3 (the v15/v16 series)",
 };
+
+static const char *const profile_names[EMU_PROFILE_COUNT] = {
+	[EMU_PROFILE_EMULATOR] = "emulator",
+	[EMU_PROFILE_V16] = "v16",
+	[EMU_PROFILE_V13] = "v13",
+};
+
+const char *emu_profile_name(enum emu_profile profile)
+{
+	if ((unsigned int)profile >= EMU_PROFILE_COUNT)
+		return "unknown";
+	return profile_names[profile];
+}
 
 int emu_rule_errno(enum emu_rule rule)
 {
@@ -80,13 +94,24 @@ int emu_reject(struct emu_verdict *v, enum emu_rule rule, const char *fmt, ...)
 	return -emu_rule_errno(rule);
 }
 
-int emu_kernel_rules_apply(struct emu_verdict *v, int strict)
+uint32_t emu_kernel_rules_of(enum emu_profile profile)
 {
-	uint32_t bit;
+	uint32_t all = (1u << EMU_KR_COUNT) - 1;
 
-	if (!strict || !v->kernel_refusals)
+	if (profile == EMU_PROFILE_V16)
+		return all & ~EMU_KR_VERSION;
+	if (profile == EMU_PROFILE_V13)
+		return all & ~EMU_KR_V3_ONLY;
+	return 0;
+}
+
+int emu_kernel_rules_apply(struct emu_verdict *v, enum emu_profile profile)
+{
+	uint32_t broken = v->kernel_refusals & emu_kernel_rules_of(profile), bit;
+
+	if (!broken)
 		return 0;
-	bit = v->kernel_refusals & -v->kernel_refusals;
-	return emu_reject(v, EMU_R_KERNEL_REFUSES, "strict: the kernel patches require %s",
-			  emu_kernel_rule_text(bit));
+	bit = broken & EMU_KR_V3_ONLY ? EMU_KR_V3_ONLY : broken & -broken;
+	return emu_reject(v, EMU_R_KERNEL_REFUSES, "%s: the kernel requires %s",
+			  emu_profile_name(profile), emu_kernel_rule_text(bit));
 }

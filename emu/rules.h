@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "profile.h"
+
 /*
  * Every rule, in one table (an X-macro, as elfutils keeps its error list):
  * X(ID, name, errno, what). enum emu_rule (EMU_R_<ID>), the stable names
@@ -51,10 +53,28 @@
 	X(JIT_USED_LEN, "jit-used-len", EINVAL, "used_len > reserved_len") \
 	X(JIT_FRE_SIZE, "jit-fre-size", EINVAL, "fre_size < CODE_JIT_FRE_SIZE_VER0") \
 	X(JIT_FRE_STRIDE, "jit-fre-stride", EINVAL, "fre_stride < fre_size or not a multiple of 4") \
-	X(KERNEL_REFUSES, "kernel-refuses", EINVAL, "strict profile, a kernel-patch acceptance rule") \
+	X(KERNEL_REFUSES, "kernel-refuses", EINVAL, "kernel profile, one of its acceptance rules") \
 	/* the registry */ \
 	X(OVERLAP, "overlap", EEXIST, "overlaps a registration with the same aspect") \
 	X(LIMIT, "limit", ENOSPC, "per-process registration limit reached") \
+	/* sframe_register(2), sframe_unregister(2), the v12 prctl, stacktrace_setup */ \
+	X(SETUP_SIZE, "setup-size", EINVAL, "struct sframe_setup size other than 32") \
+	X(SETUP_FAULT, "setup-fault", EFAULT, "struct sframe_setup unreadable") \
+	X(SETUP_RANGE, "setup-range", EINVAL, "an empty section or text range, or one that wraps") \
+	X(SETUP_SFRAME_VMA, "setup-sframe-vma", EINVAL, "the section not inside one mapping") \
+	X(SETUP_TEXT_VMA, "setup-text-vma", EINVAL, \
+	  "the text not inside one executable mapping") \
+	X(SETUP_FDE_TEXT, "setup-fde-text", EFAULT, \
+	  "an FDE's function outside the text range (v16's errno for it)") \
+	X(SETUP_FDE_FRES, "setup-fde-fres", EFAULT, \
+	  "an FDE's attribute record or FREs past the FRE sub-section (v16's errno)") \
+	X(SETUP_UNREG_FIELDS, "setup-unregister-fields", EINVAL, \
+	  "sframe_unregister with a field other than sframe_start non-zero") \
+	X(SETUP_UNREG_UNKNOWN, "setup-unregister-unknown", EINVAL, \
+	  "no registration with that sframe_start") \
+	X(PRCTL_ARGS, "prctl-unused-args", EINVAL, "PR_REMOVE_SFRAME with arg3, arg4 or arg5 non-zero") \
+	X(PRCTL_OPTION, "prctl-option", EINVAL, "a prctl option other than PR_ADD_SFRAME, PR_REMOVE_SFRAME") \
+	X(STACKTRACE_OP, "stacktrace-op", EINVAL, "stacktrace_setup op other than 1 and 2") \
 	/* the SFrame section */ \
 	X(SF_SHORT, "sframe-short", EINVAL, "shorter than the SFrame header") \
 	X(SF_MAGIC, "sframe-magic", EINVAL, "magic not 0xdee2") \
@@ -66,6 +86,7 @@
 	X(SF_FDE_ORDER, "sframe-fde-order", EINVAL, "FDE start addresses not increasing") \
 	X(SF_FDE_FRES, "sframe-fde-fres", EINVAL, "an FDE's FREs outside the FRE sub-section") \
 	X(SF_FDE_TEXT, "sframe-fde-text", EINVAL, "an FDE's function outside the text range") \
+	X(SF_FDE_NUM_FRES, "sframe-fde-num-fres", EINVAL, "v16: more FREs than the function has bytes") \
 	X(SF_FDE_TYPE, "sframe-fde-type", EINVAL, "v3: unknown FDE type") \
 	X(SF_REP_SIZE, "sframe-rep-size", EINVAL, "PCMASK FDE with repetition size 0") \
 	X(SF_FRE_ADDR_SIZE, "sframe-fre-addr-size", EINVAL, "invalid FRE start-address size") \
@@ -83,20 +104,22 @@ enum emu_rule {
 };
 
 /*
- * Acceptance rules of the Linux SFrame patch series (v12/v13) that the ABI
- * itself does not require. Default profile: logged as warnings. Strict
- * profile: each refuses the registration (EMU_R_KERNEL_REFUSES).
+ * Acceptance rules of the Linux SFrame patch series that the ABI itself does
+ * not require. Emulator profile: noted. Kernel profiles: each refuses the
+ * registration (EMU_R_KERNEL_REFUSES): v13 all but EMU_KR_V3_ONLY, v16 all
+ * but EMU_KR_VERSION (which EMU_KR_V3_ONLY implies).
  */
 enum emu_kernel_rule {
-	EMU_KR_VERSION = 1u << 0,	/* v1: the kernel takes v2+PCREL (v12) or v3 (v13+) */
+	EMU_KR_VERSION = 1u << 0,	/* v1: v13 takes v2+PCREL (as v12 did) or v3 */
 	EMU_KR_PCREL = 1u << 1,		/* FDE_FUNC_START_PCREL flag missing */
 	EMU_KR_AUXHDR = 1u << 2,	/* auxhdr_len != 0 */
 	EMU_KR_NO_FDES = 1u << 3,	/* num_fdes == 0 */
 	EMU_KR_NO_FRES = 1u << 4,	/* num_fres == 0 */
 	EMU_KR_SFRAME_VMAS = 1u << 5,	/* section spans more than one mapping */
 	EMU_KR_TEXT_VMAS = 1u << 6,	/* text spans more than one mapping */
+	EMU_KR_V3_ONLY = 1u << 7,	/* not v3: the v15/v16 series take v3 only */
 };
-#define EMU_KR_COUNT 7
+#define EMU_KR_COUNT 8
 
 #define EMU_REASON_MAX 200
 
@@ -140,12 +163,15 @@ int emu_answer(const struct emu_verdict *v, int err);
 /** emu_verdict_init() - clear @v before a check. */
 void emu_verdict_init(struct emu_verdict *v);
 
+/** emu_kernel_rules_of() - the EMU_KR_* bits @profile enforces (0: the emulator's). */
+uint32_t emu_kernel_rules_of(enum emu_profile profile);
+
 /**
- * emu_kernel_rules_apply() - in the strict profile, refuse what the kernel would
- * @strict: true for the strict profile
- * Return: 0 (default profile, or no kernel rule broken), or -EINVAL with @v
- * set to EMU_R_KERNEL_REFUSES naming the first broken rule.
+ * emu_kernel_rules_apply() - in a kernel profile, refuse what that kernel would
+ * Return: 0 (emulator profile, or none of @profile's rules broken), or
+ * -EINVAL with @v set to EMU_R_KERNEL_REFUSES naming the broken rule (v3
+ * only first, then the lowest bit).
  */
-int emu_kernel_rules_apply(struct emu_verdict *v, int strict);
+int emu_kernel_rules_apply(struct emu_verdict *v, enum emu_profile profile);
 
 #endif /* EMU_RULES_H */

@@ -52,11 +52,16 @@ static void read_header(struct emu_sframe_hdr *h, const uint8_t *d)
 	h->freoff = sf_u32(d + EMU_SF_HDR_FREOFF);
 }
 
-/* Rules the kernel patch series applies on top of the ABI's (notes, kernel §1.3). */
+/*
+ * Rules the kernel patch series apply on top of the ABI's (kernel-sframe.md
+ * §1.3 row 6; kernel-2026.md §1.2 row 5: v3 only from v15/v16 on).
+ */
 static uint32_t kernel_refusals(const struct emu_sframe_hdr *h)
 {
 	uint32_t kr = 0;
 
+	if (h->version != 3)
+		kr |= EMU_KR_V3_ONLY;
 	if (h->version == 1)
 		kr |= EMU_KR_VERSION;
 	else if (!(h->flags & EMU_SF_F_FDE_FUNC_START_PCREL))

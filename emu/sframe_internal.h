@@ -62,6 +62,26 @@ static inline unsigned int emu_sf_default_max_words(const struct emu_sframe_sect
 int emu_sf_validate(struct emu_sframe_section *s, const struct emu_sframe_params *p,
 		    struct emu_verdict *v);
 
+/*
+ * Validation steps the kernel-style lookup (sframe_live.c) repeats on the
+ * bytes it reads: each returns 0, or the rule's negative errno with @v worded
+ * for FDE @i (FRE @j).
+ */
+int emu_sf_fde_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i,
+		    const struct emu_sframe_fde *fde);
+int emu_sf_fre_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i, uint32_t j,
+		    const struct emu_sframe_fre *fre);
+int emu_sf_check_fde_text(struct emu_sframe_section *s, const struct emu_sframe_params *p,
+			  uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v);
+int emu_sf_check_fde_fres(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
+			  const struct emu_sframe_fde *fde);
+int emu_sf_check_fre_start(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
+			   uint32_t j, const struct emu_sframe_fde *fde,
+			   const struct emu_sframe_fre *fre, uint32_t prev);
+
+/* Index of the last FDE starting at or below @ip (sframe_lookup.c); -ENOENT if none. */
+int emu_sf_find_fde_index(const struct emu_sframe_section *s, uint64_t ip, uint32_t *idx);
+
 /* Build the FRE index of a validated section (sframe_lookup.c); 0 or -ENOMEM. */
 int emu_sf_build_index(struct emu_sframe_section *s);
 

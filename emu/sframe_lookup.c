@@ -55,8 +55,7 @@ int emu_sf_build_index(struct emu_sframe_section *s)
 	return err;
 }
 
-/* Index of the last FDE starting at or below @ip; -ENOENT if none. */
-static int find_fde_index(const struct emu_sframe_section *s, uint64_t ip, uint32_t *idx)
+int emu_sf_find_fde_index(const struct emu_sframe_section *s, uint64_t ip, uint32_t *idx)
 {
 	uint32_t lo = 0, hi = s->hdr.num_fdes;
 
@@ -151,7 +150,7 @@ int emu_sframe_find(const struct emu_sframe_section *s, uint64_t ip, uint32_t *f
 	uint32_t idx;
 	int err;
 
-	err = find_fde_index(s, ip, &idx);
+	err = emu_sf_find_fde_index(s, ip, &idx);
 	if (err)
 		return err;
 	err = emu_sframe_fde_at(s, idx, fde);

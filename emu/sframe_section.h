@@ -11,18 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "accessor.h"
 #include "arch.h"
 #include "mappings.h"
+#include "profile.h"
 #include "rules.h"
 #include "unwind_rule.h"
 
 struct emu_sframe_section;
-
-/* Acceptance profile: the ABI's rules, or those plus the kernel patches' own. */
-enum emu_profile {
-	EMU_PROFILE_DEFAULT = 0,
-	EMU_PROFILE_STRICT = 1,
-};
 
 /**
  * struct emu_sframe_params - what a section is checked against
@@ -102,7 +98,7 @@ struct emu_sframe_fre {
  * @v: rule and reason on failure; kernel_refusals set in every case
  *
  * Return: 0, or -EINVAL with @v naming the rule (the section is invalid, or in
- * the strict profile breaks a kernel-patch rule: EMU_R_KERNEL_REFUSES).
+ * a kernel profile breaks one of its acceptance rules: EMU_R_KERNEL_REFUSES).
  */
 int emu_sframe_validate(const uint8_t *data, size_t len, const struct emu_sframe_params *p,
 			struct emu_verdict *v);
@@ -163,6 +159,26 @@ int emu_sframe_rule(const struct emu_sframe_section *s, const struct emu_sframe_
  */
 int emu_sframe_find_rule(const struct emu_sframe_section *s, uint64_t ip,
 			 struct emu_unwind_rule *rule);
+
+/**
+ * emu_sframe_find_rule_live() - emu_sframe_find_rule() on the bytes a kernel
+ *	would read: the section as it is in the process now (sframe_live.c)
+ * @p: the registration's text range and the profile (its FDE and FRE checks);
+ *	@p->maps is not used
+ * @mem: the process's memory
+ * @why: on an error other than -ENOENT, the rule and a reason naming the
+ *	FDE/FRE and the bytes that changed since registration
+ *
+ * The bytes the lookup reads (the FDE entries its binary search visits, the
+ * FDE found, its attribute record and FREs) are compared with the copy; when
+ * they are the same the copy answers. Otherwise the section is read again
+ * and searched with the kernel's per-FDE and per-FRE checks.
+ * Return: 0, -ENOENT (no FDE or FRE covers @ip: the registration stays), or
+ * the negative errno of @why's rule (the data is unreadable or broken).
+ */
+int emu_sframe_find_rule_live(const struct emu_sframe_section *s,
+			      const struct emu_sframe_params *p, const struct emu_accessor *mem,
+			      uint64_t ip, struct emu_unwind_rule *rule, struct emu_verdict *why);
 
 /** emu_sframe_fre_uword() - data word @i of @fre read as unsigned (control words). */
 uint32_t emu_sframe_fre_uword(const struct emu_sframe_fre *fre, unsigned int i);

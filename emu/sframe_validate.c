@@ -9,7 +9,7 @@
 
 #define MIN_FRE_BYTES 2		/* 1-byte start + info byte */
 
-static int fde_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i,
+int emu_sf_fde_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i,
 		    const struct emu_sframe_fde *fde)
 {
 	switch (r) {
@@ -27,7 +27,7 @@ static int fde_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i,
 	}
 }
 
-static int fre_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i, uint32_t j,
+int emu_sf_fre_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i, uint32_t j,
 		    const struct emu_sframe_fre *fre)
 {
 	switch (r) {
@@ -45,10 +45,9 @@ static int fre_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i, uint32_t
 	}
 }
 
-/* FRE starts strictly increasing and inside the function (PCMASK: the block). */
-static int check_fre_start(struct emu_verdict *v, uint32_t i, uint32_t j,
-			   const struct emu_sframe_fde *fde, const struct emu_sframe_fre *fre,
-			   uint32_t prev)
+int emu_sf_check_fre_start(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
+			   uint32_t j, const struct emu_sframe_fde *fde,
+			   const struct emu_sframe_fre *fre, uint32_t prev)
 {
 	if (j > 0 && fre->start <= prev)
 		return emu_reject(v, EMU_R_SF_FRE_ORDER, "FDE %u: FRE %u start 0x%x not above FRE %u start 0x%x",
@@ -57,16 +56,31 @@ static int check_fre_start(struct emu_verdict *v, uint32_t i, uint32_t j,
 		return emu_reject(v, EMU_R_SF_FRE_OUTSIDE,
 				  "FDE %u: FRE %u start 0x%x beyond repetition size %u", i, j,
 				  fre->start, fde->rep_size);
-	/* start == size is accepted, as libsframe and the kernel do (PR libsframe/33131). */
-	if (!fde->pcmask && fre->start > fde->func_size)
+	/*
+	 * start == size is accepted, as libsframe and the v13 series do (PR
+	 * libsframe/33131); v16 refuses it (kernel-2026.md, "Per-FRE checks").
+	 */
+	if (!fde->pcmask && (fre->start > fde->func_size ||
+			     (profile == EMU_PROFILE_V16 && fre->start == fde->func_size)))
 		return emu_reject(v, EMU_R_SF_FRE_OUTSIDE,
-				  "FDE %u: FRE %u start 0x%x beyond function size 0x%x", i, j,
-				  fre->start, fde->func_size);
+				  "FDE %u: FRE %u start 0x%x %s function size 0x%x", i, j,
+				  fre->start, fre->start == fde->func_size ? "at" : "beyond",
+				  fde->func_size);
 	return 0;
 }
 
-static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
-			 const struct emu_sframe_fde *fde, struct emu_verdict *v)
+/* v16: no more FREs than the function has bytes (kernel-2026.md, "Per-FDE checks"). */
+int emu_sf_check_fde_fres(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
+			  const struct emu_sframe_fde *fde)
+{
+	if (profile != EMU_PROFILE_V16 || fde->num_fres <= fde->func_size)
+		return 0;
+	return emu_reject(v, EMU_R_SF_FDE_NUM_FRES, "FDE %u: %u FREs in a function of %u bytes", i,
+			  fde->num_fres, fde->func_size);
+}
+
+static int validate_fres(const struct emu_sframe_section *s, const struct emu_sframe_params *p,
+			 uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v)
 {
 	struct emu_sframe_fre fre;
 	struct emu_unwind_rule rule;
@@ -83,8 +97,8 @@ static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
 		else
 			r = emu_sf_decode_fre(s, fde, &pos, &fre);
 		if (r)
-			return fre_fail(v, r, i, j, &fre);
-		err = check_fre_start(v, i, j, fde, &fre, prev);
+			return emu_sf_fre_fail(v, r, i, j, &fre);
+		err = emu_sf_check_fre_start(v, p->profile, i, j, fde, &fre, prev);
 		if (err)
 			return err;
 		if (fde->type == EMU_SF_V3_FDE_TYPE_DEFAULT)
@@ -92,7 +106,7 @@ static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
 		else
 			r = emu_sf_fre_rule(s, fde, &fre, &rule);
 		if (r)
-			return fre_fail(v, r, i, j, &fre);
+			return emu_sf_fre_fail(v, r, i, j, &fre);
 		prev = fre.start;
 	}
 	return 0;
@@ -102,7 +116,7 @@ static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
  * Inside the text; or wholly inside executable mappings that hold no byte of
  * the text: another PF_X segment of the same object, registered separately.
  */
-static int check_fde_text(struct emu_sframe_section *s, const struct emu_sframe_params *p,
+int emu_sf_check_fde_text(struct emu_sframe_section *s, const struct emu_sframe_params *p,
 			  uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v)
 {
 	uint64_t start = fde->func_start, end = start + fde->func_size;
@@ -135,7 +149,7 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 	for (i = 0; i < s->hdr.num_fdes; i++) {
 		r = emu_sf_decode_fde(s, i, &fde);
 		if (r)
-			return fde_fail(v, r, i, &fde);
+			return emu_sf_fde_fail(v, r, i, &fde);
 		if (i > 0 && fde.func_start <= prev)
 			return emu_reject(v, EMU_R_SF_FDE_ORDER,
 					  "FDE %u: start 0x%llx not above FDE %u start 0x%llx", i,
@@ -156,9 +170,11 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 			return emu_reject(v, EMU_R_SF_BOUNDS,
 					  "FDE %u: FRE counts add up beyond the header's %u FREs", i,
 					  s->hdr.num_fres);
-		err = check_fde_text(s, p, i, &fde, v);
+		err = emu_sf_check_fde_text(s, p, i, &fde, v);
 		if (!err)
-			err = validate_fres(s, i, &fde, v);
+			err = emu_sf_check_fde_fres(v, p->profile, i, &fde);
+		if (!err)
+			err = validate_fres(s, p, i, &fde, v);
 		if (err)
 			return err;
 		prev = fde.func_start;
@@ -167,7 +183,10 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 	return 0;
 }
 
-/* Header and layout, then every FDE and FRE, then the strict profile's rules. */
+/*
+ * Header and layout, a kernel profile's header rules (before any FDE, in the
+ * kernel's order: kernel-2026.md §1.2 rows 5-8), then every FDE and FRE.
+ */
 int emu_sf_validate(struct emu_sframe_section *s, const struct emu_sframe_params *p,
 		    struct emu_verdict *v)
 {
@@ -180,13 +199,13 @@ int emu_sf_validate(struct emu_sframe_section *s, const struct emu_sframe_params
 	r = emu_sf_parse_header(s, arch, v);
 	if (r)
 		return -emu_rule_errno(r);
+	err = emu_kernel_rules_apply(v, p->profile);
+	if (err)
+		return err;
 	if (s->hdr.num_fres > s->hdr.fre_len / MIN_FRE_BYTES)
 		return emu_reject(v, EMU_R_SF_BOUNDS, "%u FREs cannot fit in %u bytes of FRE sub-section",
 				  s->hdr.num_fres, s->hdr.fre_len);
-	err = validate_fdes(s, p, v);
-	if (err)
-		return err;
-	return emu_kernel_rules_apply(v, p->profile == EMU_PROFILE_STRICT);
+	return validate_fdes(s, p, v);
 }
 
 int emu_sframe_validate(const uint8_t *data, size_t len, const struct emu_sframe_params *p,

@@ -191,29 +191,83 @@ int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
 	}
 }
 
-/* The rule for the current frame and its source (FP when no data); or a stop. */
-static int frame_rule(const struct emu_registry *r, const struct walk *w, bool lookup_ra,
-		      struct emu_unwind_rule *rule, uint8_t *src, struct emu_unwind_result *res)
+/* Was @reg's section removed earlier in this walk (a kernel profile's lookup error)? */
+static bool removed_in_walk(const struct emu_unwind_result *res, const struct emu_registration *reg)
 {
-	uint64_t ip = w->exact || lookup_ra ? w->ip : w->ip - 1;
-	const struct emu_registration *reg = emu_registry_find_unwind(r, ip);
-	enum emu_jit_fault fault;
-	int err;
+	for (unsigned int i = 0; i < res->nremovals; i++)
+		if (reg->unwind_kind == EMU_UNWIND_SFRAME &&
+		    res->removals[i].sframe_start == reg->sframe_start)
+			return true;
+	return false;
+}
 
-	if (!reg)
-		goto fallback;
-	err = emu_registration_rule(reg, ip, w->mem, w->arch, rule, &fault);
-	*src = reg->unwind_kind == EMU_UNWIND_JIT ? EMU_SRC_JIT : EMU_SRC_SFRAME;
-	if (!err)
-		return 0;
-	if (err == -EINVAL) {
-		res->jit_fault = fault;
-		return EMU_STOP_JIT_INVALID;
-	}
-	if (err == -EFAULT && !res->corrupt) {
+/* @reg's SFrame rule for @ip: from the copy, or in a kernel profile as the kernel reads it. */
+static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const struct walk *w,
+		       const struct emu_unwind_opts *o, struct emu_unwind_rule *rule,
+		       struct emu_verdict *why)
+{
+	const struct emu_sframe_params p = {
+		.sframe_addr = reg->sframe_start, .text_start = reg->text_start,
+		.text_end = reg->text_end, .arch = o->arch, .profile = o->profile,
+	};
+
+	if (!emu_profile_is_kernel(o->profile))
+		return emu_sframe_find_rule(reg->sframe, ip, rule);
+	return emu_sframe_find_rule_live(reg->sframe, &p, w->mem, ip, rule, why);
+}
+
+/*
+ * A lookup in @reg failed for broken or unreadable data: noted; in a kernel
+ * profile the registration is removed, v13 only for what its lookup calls
+ * EFAULT (a function outside the text is EINVAL there: kernel-sframe.md §1.6).
+ */
+static void lookup_failed(const struct emu_registration *reg, const struct emu_verdict *why,
+			  enum emu_profile profile, struct emu_unwind_result *res)
+{
+	struct emu_removal *rm = &res->removals[res->nremovals];
+
+	if (!res->corrupt) {
 		res->corrupt = true;
 		res->corrupt_text_start = reg->text_start;
 	}
+	if (!emu_profile_is_kernel(profile) || reg->unwind_kind != EMU_UNWIND_SFRAME ||
+	    (profile == EMU_PROFILE_V13 && why->rule == EMU_R_SF_FDE_TEXT) ||
+	    res->nremovals == EMU_UNWIND_MAX_REMOVALS)
+		return;
+	rm->text_start = reg->text_start;
+	rm->sframe_start = reg->sframe_start;
+	rm->rule = why->rule;
+	memcpy(rm->reason, why->reason, sizeof(rm->reason));
+	res->nremovals++;
+}
+
+/* The rule for the current frame and its source (FP when no data); or a stop. */
+static int frame_rule(const struct emu_registry *r, const struct walk *w,
+		      const struct emu_unwind_opts *o, struct emu_unwind_rule *rule, uint8_t *src,
+		      struct emu_unwind_result *res)
+{
+	uint64_t ip = w->exact || o->lookup_ra ? w->ip : w->ip - 1;
+	const struct emu_registration *reg = emu_registry_find_unwind(r, ip);
+	enum emu_jit_fault fault;
+	struct emu_verdict why;
+	int err;
+
+	if (!reg || removed_in_walk(res, reg))
+		goto fallback;
+	emu_verdict_init(&why);
+	if (reg->unwind_kind == EMU_UNWIND_SFRAME)
+		err = sframe_rule(reg, ip, w, o, rule, &why);
+	else
+		err = emu_registration_rule(reg, ip, w->mem, w->arch, rule, &fault);
+	*src = reg->unwind_kind == EMU_UNWIND_JIT ? EMU_SRC_JIT : EMU_SRC_SFRAME;
+	if (!err)
+		return 0;
+	if (err == -EINVAL && reg->unwind_kind == EMU_UNWIND_JIT) {
+		res->jit_fault = fault;
+		return EMU_STOP_JIT_INVALID;
+	}
+	if (err != -ENOENT)
+		lookup_failed(reg, &why, o->profile, res);
 fallback:
 	*rule = fp_rule;
 	*src = EMU_SRC_FP;
@@ -291,7 +345,7 @@ static int next_frame(const struct emu_registry *r, struct walk *w,
 	int stop;
 
 	*tramp = false;
-	stop = frame_rule(r, w, o->lookup_ra, &rule, src, res);
+	stop = frame_rule(r, w, o, &rule, src, res);
 	if (stop)
 		return stop;
 	*tramp = trampoline(r, w, &rule, *src);

@@ -91,6 +91,10 @@ struct emu_regs {
 /**
  * struct emu_unwind_opts - walker settings
  * @max_frames: frames to produce at most (>= 1), the size of the frame array
+ * @profile: in a kernel profile (v16, v13) SFrame lookups read the section as
+ *	it is in the process now (emu_sframe_find_rule_live()), and one that
+ *	finds its data broken removes the registration (struct emu_removal);
+ *	the emulator profile reads the copy validated at registration
  * @lookup_ra: look callers up at their return address (the kernel patches,
  *	--strict) instead of return address - 1
  * @signal_frames: step through signal frames (a trampoline recognised by its
@@ -104,10 +108,28 @@ struct emu_regs {
 struct emu_unwind_opts {
 	enum emu_arch arch;
 	unsigned int max_frames;
+	enum emu_profile profile;
 	bool lookup_ra;
 	bool signal_frames;
 	uint64_t stack_lo;
 	uint64_t stack_hi;
+};
+
+/* Registrations one walk may remove (each a lookup error; the rest fall back). */
+#define EMU_UNWIND_MAX_REMOVALS 4
+
+/**
+ * struct emu_removal - a registration a kernel profile's lookup found broken:
+ *	the kernel removes it (every text range registered with its section),
+ *	and that frame falls back to the frame pointer
+ * @text_start: the registration whose lookup failed; @sframe_start: its section
+ * @rule, @reason: what was wrong, and the bytes that changed since registration
+ */
+struct emu_removal {
+	uint64_t text_start;
+	uint64_t sframe_start;
+	enum emu_rule rule;
+	char reason[EMU_REASON_MAX];
 };
 
 /**
@@ -118,8 +140,12 @@ struct emu_unwind_opts {
  * @jit_fault: with EMU_STOP_JIT_INVALID, what was wrong with the JIT tables
  * @rule: the rule of the step that failed (with @stop_source EMU_SRC_SFRAME
  *	or _JIT), for the report
- * @corrupt, @corrupt_text_start: an SFrame registration's data was corrupt
- *	during lookup; the kernel drops such a registration, so should the caller
+ * @corrupt, @corrupt_text_start: the first registration whose data a lookup
+ *	found corrupt or unreadable (the frame fell back to the frame pointer)
+ * @removals, @nremovals: in a kernel profile, the registrations the kernel
+ *	removes for it (v16: any lookup error but "no FDE"; v13: not for a
+ *	function outside the text, EINVAL there); the walk goes on without them,
+ *	and the caller removes them from the registry (emu_registry_remove_sframe())
  */
 struct emu_unwind_result {
 	unsigned int nframes;
@@ -129,6 +155,8 @@ struct emu_unwind_result {
 	struct emu_unwind_rule rule;
 	bool corrupt;
 	uint64_t corrupt_text_start;
+	unsigned int nremovals;
+	struct emu_removal removals[EMU_UNWIND_MAX_REMOVALS];
 };
 
 /**

@@ -78,6 +78,7 @@ struct child_args {
 	const sigset_t *sigmask;
 	const struct sigaction *sigpipe;
 	const char *audit;
+	const char *const *audit_env;
 };
 
 /* @list (colon-separated, as ld.so reads LD_AUDIT) holds @item. */
@@ -112,6 +113,23 @@ static int add_audit(const char *audit)
 	return err;
 }
 
+/* The module's NAME=VALUE settings into the environment; 0 or an errno. */
+static int add_audit_env(const char *const *env)
+{
+	char name[64];
+	const char *eq;
+
+	for (; env && *env; env++) {
+		eq = strchr(*env, '=');
+		if (!eq || (size_t)(eq - *env) >= sizeof(name))
+			return EINVAL;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *env), *env);
+		if (setenv(name, eq + 1, 1))
+			return errno;
+	}
+	return 0;
+}
+
 /* The child: wait to be seized, filter, hand over the listener, exec. */
 static void __attribute__((noreturn)) child(const struct child_args *a, int go, int sock,
 					    int errfd)
@@ -133,7 +151,7 @@ static void __attribute__((noreturn)) child(const struct child_args *a, int go, 
 		fail(errfd, LAUNCH_STAGE_SETUP, errno);
 	close(fd);
 	close(sock);
-	if (a->audit && (err = add_audit(a->audit)))
+	if (a->audit && ((err = add_audit(a->audit)) || (err = add_audit_env(a->audit_env))))
 		fail(errfd, LAUNCH_STAGE_SETUP, err);
 	sigaction(SIGPIPE, a->sigpipe, NULL);
 	sigprocmask(SIG_SETMASK, a->sigmask, NULL);
@@ -160,10 +178,10 @@ static void close_pair(int *p)
 }
 
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
-		   const struct sigaction *sigpipe, const char *audit, bool require_ptrace,
-		   struct launch *out)
+		   const struct sigaction *sigpipe, const char *audit,
+		   const char *const *audit_env, bool require_ptrace, struct launch *out)
 {
-	const struct child_args a = { argv, filter, sigmask, sigpipe, audit };
+	const struct child_args a = { argv, filter, sigmask, sigpipe, audit, audit_env };
 	int go[2] = { -1, -1 }, sock[2] = { -1, -1 }, errp[2] = { -1, -1 }, err;
 
 	memset(out, 0, sizeof(*out));

@@ -48,12 +48,14 @@ struct launch_error {
  * @sigmask: the signal mask PROGRAM gets (the caller's original one)
  * @sigpipe: the SIGPIPE disposition PROGRAM gets (the caller's original one)
  * @audit: an rtld-audit module to add to PROGRAM's LD_AUDIT, or NULL
+ * @audit_env: with @audit, NULL-terminated NAME=VALUE settings for it put in
+ *	PROGRAM's environment (may be NULL)
  * @require_ptrace: kill the child and fail when it cannot be seized
  * Return: 0, or a negative errno with nothing left running.
  */
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
-		   const struct sigaction *sigpipe, const char *audit, bool require_ptrace,
-		   struct launch *out);
+		   const struct sigaction *sigpipe, const char *audit,
+		   const char *const *audit_env, bool require_ptrace, struct launch *out);
 
 /** launch_ptrace_options() - the PTRACE_O_* set used on every tracee. */
 long launch_ptrace_options(void);

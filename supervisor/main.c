@@ -18,6 +18,7 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/sframe_setup.h>
 
 #include "launch.h"
 #include "run.h"
@@ -291,22 +292,46 @@ static void find_loader_module(struct run *r)
 	}
 }
 
+/*
+ * What the loader module is told besides LD_AUDIT (--loader-abi): the
+ * interface it registers with and, for sframe_register, the numbers trapped.
+ */
+static void loader_env(struct run *r, const char **env)
+{
+	int n = 0;
+
+	if (r->opts.loader_abi) {
+		snprintf(r->loader_env[0], sizeof(r->loader_env[0]), "CODECTL_AUDIT_ABI=%s",
+			 r->opts.loader_abi);
+		snprintf(r->loader_env[1], sizeof(r->loader_env[1]),
+			 "CODECTL_AUDIT_SFRAME_NR=%ld,%ld", r->opts.sframe_nr[0],
+			 r->opts.sframe_nr[1]);
+		env[n++] = r->loader_env[0];
+		env[n++] = r->loader_env[1];
+	}
+	env[n] = NULL;
+}
+
 static int start(struct run *r, const sigset_t *orig)
 {
 	struct notify_filter filter;
+	struct notify_traps traps;
+	const char *env[3];
 	struct launch l;
 	int err;
 
-	err = notify_filter_build(&filter, r->opts.nr);
+	entries_traps(&r->calls.numbers, &traps);
+	err = notify_filter_build(&filter, &traps);
 	if (err) {
 		log_line(&r->log, "cannot build the seccomp filter: %s", strerror(-err));
 		return err;
 	}
 	find_loader_module(r);
 	r->calls.loader_module = r->loader_module[0];
+	loader_env(r, env);
 	err = launch_program(r->opts.argv, &filter, orig, &r->orig_sigpipe,
-			     r->loader_module[0] ? r->loader_module : NULL, r->opts.require_ptrace,
-			     &l);
+			     r->loader_module[0] ? r->loader_module : NULL, env,
+			     r->opts.require_ptrace, &l);
 	notify_filter_free(&filter);
 	if (err) {
 		log_line(&r->log, "cannot start %s: %s%s", r->opts.argv[0], strerror(-err),
@@ -349,15 +374,27 @@ static int track_child(struct run *r)
 /* The parts, before the program starts: the tree, the calls, sampling. */
 static int setup_parts(struct run *r)
 {
+	const struct run_opts *o = &r->opts;
 	int err;
 
-	r->trace = (struct trace){ .log = &r->log, .fork_copies = !r->opts.strict,
-				   .trapped_nr = r->opts.nr, .hooks = run_hooks(r) };
-	tracees_init(&r->trace.tree, r->opts.max_registrations);
-	r->calls = (struct calls){ .policy = emu_policy_default(), .nr = r->opts.nr,
-				   .trace_lines = r->opts.trace, .trace = &r->trace,
-				   .log = &r->log };
-	r->calls.policy.profile = r->opts.strict ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
+	r->trace = (struct trace){
+		.log = &r->log, .fork_copies = o->kernel != EMU_PROFILE_V13,
+		.trapped_nr = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr },
+		.hooks = run_hooks(r),
+	};
+	if (o->prctl_sframe) {
+		r->trace.trapped_prctl[0] = PR_ADD_SFRAME;
+		r->trace.trapped_prctl[1] = PR_REMOVE_SFRAME;
+	}
+	tracees_init(&r->trace.tree, o->max_registrations);
+	r->trace.tree.inclusive_end = o->kernel == EMU_PROFILE_V13;
+	r->calls = (struct calls){
+		.policy = emu_policy_default(), .trace_lines = o->trace, .trace = &r->trace,
+		.log = &r->log,
+		.numbers = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr,
+			     o->prctl_sframe },
+	};
+	r->calls.policy.profile = o->kernel;
 	r->calls.policy.max_sframe_size = r->opts.max_sframe_size;
 	r->calls.policy.max_sframe_total = r->opts.max_sframe_total;
 	r->calls.notifier.fd = -1;

@@ -22,6 +22,7 @@
  * @sampler: sampling, or NULL (--freq 0, or no ptrace)
  * @exec_err_fd: see struct launch; -1 once closed
  * @loader_module: path of libcodectl-audit.so given to the program, or ""
+ * @loader_env: the module's settings (--loader-abi), as NAME=VALUE
  * @listener_hup: the seccomp listener hung up (every filtered task is gone)
  */
 struct run {
@@ -35,6 +36,7 @@ struct run {
 	int exec_err_fd;
 	struct sigaction orig_sigpipe;
 	char loader_module[4096];
+	char loader_env[2][64];
 	bool start_failed;
 	bool listener_hup;
 	bool check_failed;

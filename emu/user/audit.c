@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * libcodectl-audit.so: an rtld-audit module (man 7 rtld-audit) that registers
- * every object the dynamic loader loads with codectl(2), and unregisters it at
- * unload, as a patched ld.so would (docs/loader-integration.md).
+ * every object the dynamic loader loads with codectl(2) (or another interface),
+ * and unregisters it at unload, as a patched ld.so would
+ * (docs/loader-integration.md).
  *
  *   LD_AUDIT=libcodectl-audit.so program       (codectl-run sets it by default)
- *   CODECTL_AUDIT_MODE=split   one CODE_REGISTER_SFRAME plus one identity-only
- *                              CODE_REGISTER_ELF per text range
+ *   CODECTL_AUDIT_ABI=codectl  codectl(2) (the default)
+ *                    =sframe_register  sframe_register(2) per executable
+ *                              segment with a .sframe, one sframe_unregister(2)
+ *                              by sframe_start at unload
+ *                    =prctl    prctl(PR_ADD_SFRAME) per segment, one
+ *                              prctl(PR_REMOVE_SFRAME) at unload
+ *   CODECTL_AUDIT_SFRAME_NR=REG,UNREG  sframe_register's and sframe_unregister's
+ *                              numbers (default SFRAME_*_NR_DEFAULT)
+ *   CODECTL_AUDIT_MODE=split   (codectl) one CODE_REGISTER_SFRAME plus one
+ *                              identity-only CODE_REGISTER_ELF per text range
  *   CODECTL_AUDIT_DEBUG=1      one line per call on stderr
  *
  * The loader calls these hooks with its lock held, which serializes them: the
@@ -25,24 +34,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+#include <sframe_register.h>
 
 #include "audit_object.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define RECORDS_PER_CHUNK 256
 
-/* The text ranges registered for one object, found again through the cookie. */
+/*
+ * What one object's unregistration needs, found again through the cookie:
+ * codectl: each text_start registered; the others: the sframe_start (@n 1).
+ */
 struct record {
-	uint64_t text[AUDIT_MAX_TEXT];
+	uint64_t key[AUDIT_MAX_TEXT];
 	unsigned int n;
 	struct record *next_free;
+};
+
+/* The interface the module speaks (CODECTL_AUDIT_ABI). */
+enum audit_abi {
+	ABI_CODECTL,
+	ABI_SFRAME_REGISTER,
+	ABI_PRCTL,
 };
 
 static struct {
 	bool disabled;
 	bool split;
 	bool debug;
+	enum audit_abi abi;
+	long sframe_nr[2];
 	struct record *free_records;
 	struct audit_object object;
 	struct audit_scratch scratch;
@@ -155,28 +178,103 @@ static bool register_text(const struct audit_object *o, unsigned int i)
 	return any || !err;
 }
 
+/* "REG,UNREG": sframe_register's and sframe_unregister's numbers, when well-formed. */
+static void take_sframe_nr(const char *s)
+{
+	char *end;
+	long reg = s ? strtol(s, &end, 0) : 0, unreg;
+
+	if (!s || end == s || *end != ',')
+		return;
+	s = end + 1;
+	unreg = strtol(s, &end, 0);
+	if (end == s || *end || reg <= 0 || unreg <= 0)
+		return;
+	audit.sframe_nr[0] = reg;
+	audit.sframe_nr[1] = unreg;
+}
+
+/* CODECTL_AUDIT_ABI: an unknown interface switches the module off. */
+static void take_abi(const char *abi)
+{
+	if (!abi || !strcmp(abi, "codectl"))
+		audit.abi = ABI_CODECTL;
+	else if (!strcmp(abi, "sframe_register"))
+		audit.abi = ABI_SFRAME_REGISTER;
+	else if (!strcmp(abi, "prctl"))
+		audit.abi = ABI_PRCTL;
+	else
+		audit.disabled = true;
+	if (audit.disabled)
+		debug("codectl-audit: CODECTL_AUDIT_ABI=%s unknown: nothing registered\n", abi);
+}
+
 EXPORT unsigned int la_version(unsigned int version)
 {
 	const char *mode = getenv("CODECTL_AUDIT_MODE"), *dbg = getenv("CODECTL_AUDIT_DEBUG");
 
 	audit.split = mode && !strcmp(mode, "split");
 	audit.debug = dbg && !strcmp(dbg, "1");
+	audit.sframe_nr[0] = SFRAME_REGISTER_NR;
+	audit.sframe_nr[1] = SFRAME_UNREGISTER_NR;
+	take_sframe_nr(getenv("CODECTL_AUDIT_SFRAME_NR"));
+	take_abi(getenv("CODECTL_AUDIT_ABI"));
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
-/* Register @o's text ranges; a record of them for la_objclose, or NULL. */
+/*
+ * sframe_register(2) or prctl(PR_ADD_SFRAME) of text range @i with the
+ * object's section. Returns 0 or the errno; ENOSYS switches the module off.
+ */
+static int kernel_register(const struct audit_object *o, unsigned int i)
+{
+	struct sframe_setup s = {
+		.sframe_start = o->sframe_start, .sframe_size = o->sframe_end - o->sframe_start,
+		.text_start = o->text_start[i], .text_size = o->text_end[i] - o->text_start[i],
+	};
+	const char *name = audit.abi == ABI_PRCTL ? "PR_ADD_SFRAME" : "sframe_register";
+	long ret;
+	int err;
+
+	if (audit.abi == ABI_PRCTL)
+		ret = prctl(PR_ADD_SFRAME, (unsigned long)o->sframe_start,
+			    (unsigned long)o->sframe_end, (unsigned long)o->text_start[i],
+			    (unsigned long)o->text_end[i]);
+	else
+		ret = syscall(audit.sframe_nr[0], &s, sizeof(s));
+	err = ret ? errno : 0;
+	debug("codectl-audit: %s %s text=%#llx-%#llx sframe=%#llx-%#llx = %s\n", name, o->path,
+	      (unsigned long long)o->text_start[i], (unsigned long long)o->text_end[i],
+	      (unsigned long long)o->sframe_start, (unsigned long long)o->sframe_end,
+	      err ? strerrorname_np(err) : "0");
+	if (err == ENOSYS)
+		audit.disabled = true;
+	return err;
+}
+
+/*
+ * Register @o's text ranges; a record of what la_objclose unregisters, or
+ * NULL. sframe_register and the prctl register the unwind data alone: an
+ * object without a .sframe has nothing to register, and one removal by
+ * sframe_start takes every range.
+ */
 static struct record *register_object(const struct audit_object *o)
 {
 	uint64_t done[AUDIT_MAX_TEXT];
 	unsigned int n = 0;
 	struct record *r;
 
-	for (unsigned int i = 0; i < o->ntext && !audit.disabled; i++)
-		if (register_text(o, i))
+	for (unsigned int i = 0; i < o->ntext && !audit.disabled; i++) {
+		if (audit.abi == ABI_CODECTL && register_text(o, i))
 			done[n++] = o->text_start[i];
+		else if (audit.abi != ABI_CODECTL && o->has_sframe && !kernel_register(o, i)) {
+			done[0] = o->sframe_start;
+			n = 1;
+		}
+	}
 	if (!n || o->permanent || !(r = record_new()))
 		return NULL;
-	memcpy(r->text, done, n * sizeof(done[0]));
+	memcpy(r->key, done, n * sizeof(done[0]));
 	r->n = n;
 	return r;
 }
@@ -193,20 +291,39 @@ EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	return 0;
 }
 
+/* One unregistration: CODE_UNREGISTER of a text_start, or the removal of an sframe_start. */
+static int unregister_key(uint64_t key)
+{
+	struct sframe_setup s = { .sframe_start = key };
+	const char *name = "CODE_UNREGISTER text";
+	long ret;
+	int err;
+
+	if (audit.abi == ABI_CODECTL) {
+		ret = codectl(CODE_UNREGISTER, (void *)(uintptr_t)key, 0, 0);
+	} else if (audit.abi == ABI_PRCTL) {
+		name = "PR_REMOVE_SFRAME sframe";
+		ret = prctl(PR_REMOVE_SFRAME, (unsigned long)key, 0ul, 0ul, 0ul);
+	} else {
+		name = "sframe_unregister sframe";
+		ret = syscall(audit.sframe_nr[1], &s, sizeof(s));
+	}
+	err = ret ? errno : 0;
+	debug("codectl-audit: %s=%#llx = %s\n", name, (unsigned long long)key,
+	      err ? strerrorname_np(err) : "0");
+	return err;
+}
+
 EXPORT unsigned int la_objclose(uintptr_t *cookie)
 {
 	struct record *r = (struct record *)*cookie;
-	int saved = errno, err;
+	int saved = errno;
 
 	if (!r)
 		return 0;
-	for (unsigned int i = 0; i < r->n && !audit.disabled; i++) {
-		err = codectl(CODE_UNREGISTER, (void *)(uintptr_t)r->text[i], 0, 0) ? errno : 0;
-		debug("codectl-audit: CODE_UNREGISTER text=%#llx = %s\n",
-		      (unsigned long long)r->text[i], err ? strerrorname_np(err) : "0");
-		if (err == ENOSYS)
+	for (unsigned int i = 0; i < r->n && !audit.disabled; i++)
+		if (unregister_key(r->key[i]) == ENOSYS)
 			audit.disabled = true;
-	}
 	record_free(r);
 	*cookie = 0;
 	errno = saved;

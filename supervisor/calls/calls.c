@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* codectl notifications: from a seccomp_notif to an answer and a registry change. */
+/* Trapped calls: from a seccomp_notif to an answer and a registry change. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
-#include <linux/audit.h>
 #include <string.h>
 
 #include "calls.h"
@@ -12,17 +11,6 @@
 #include "supervisor/trace/remote_mem.h"
 #include "supervisor/trace/maps.h"
 #include "trace_line.h"
-
-static struct emu_call call_of(const struct seccomp_notif *req)
-{
-	/* option and flags are unsigned int: the upper halves of the registers are ignored */
-	return (struct emu_call){
-		.option = (unsigned int)req->data.args[0],
-		.info = req->data.args[1],
-		.info_size = req->data.args[2],
-		.flags = (unsigned int)req->data.args[3],
-	};
-}
 
 /*
  * Refusals that stale cached mappings can explain: a new mmap since the last
@@ -32,7 +20,9 @@ static struct emu_call call_of(const struct seccomp_notif *req)
 static bool maps_related(enum emu_rule rule)
 {
 	return rule == EMU_R_TEXT_NOT_EXEC || rule == EMU_R_SFRAME_NOT_READABLE ||
-	       rule == EMU_R_SF_FDE_TEXT || rule == EMU_R_KERNEL_REFUSES || rule == EMU_R_OVERLAP;
+	       rule == EMU_R_SF_FDE_TEXT || rule == EMU_R_KERNEL_REFUSES || rule == EMU_R_OVERLAP ||
+	       rule == EMU_R_SETUP_SFRAME_VMA || rule == EMU_R_SETUP_TEXT_VMA ||
+	       rule == EMU_R_SETUP_FDE_TEXT;
 }
 
 /*
@@ -84,7 +74,7 @@ static int emulator_failure(struct calls *c, pid_t tid, struct emu_call_result *
 }
 
 /* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
-static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
+static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct entry_call *call,
 		   struct remote_mem *rm, struct emu_call_result *res)
 {
 	struct emu_accessor mem = remote_mem_accessor(rm);
@@ -100,14 +90,14 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 		fresh = true;
 	}
 	sp.maps_cached = !fresh;
-	err = emu_codectl_prepare(&pol, &sp, call, res);
+	err = entries_prepare(&pol, &sp, call, res);
 	if (err && !fresh && maps_related(res->verdict.rule)) {
 		emu_codectl_discard(res);
 		err = refresh(c, p, tid);
 		if (err)
 			return emulator_failure(c, tid, res, err, "reading its mappings");
 		sp.maps_cached = false;
-		err = emu_codectl_prepare(&pol, &sp, call, res);
+		err = entries_prepare(&pol, &sp, call, res);
 	}
 	if (rm->internal_err)
 		return emulator_failure(c, tid, res, -rm->internal_err, "reading its memory");
@@ -119,8 +109,14 @@ static void note_refusal(struct proc *p, const struct emu_call_result *res)
 {
 	uint64_t start, end;
 
-	if (!res->have_args)
+	if (!res->have_args || res->unregister)
 		return;
+	if (res->entry != EMU_ENTRY_CODECTL) {	/* struct sframe_setup */
+		addr_space_note_refusal(p->as, res->args.setup.text_start,
+					res->args.setup.text_start + res->args.setup.text_size,
+					emu_rule_name(res->verdict.rule));
+		return;
+	}
 	switch (res->option) {
 	case CODE_REGISTER_ELF:
 		start = res->args.elf.text_start, end = res->args.elf.text_end;
@@ -143,7 +139,7 @@ static void count(struct proc *p, const struct emu_call_result *res, int err)
 		p->stats.rejected++;
 		p->stats.rejected_by_rule[res->verdict.rule]++;
 		note_refusal(p, res);
-	} else if (res->option == CODE_UNREGISTER) {
+	} else if (res->unregister) {
 		p->stats.unregistered++;
 	} else {
 		p->stats.accepted++;
@@ -164,7 +160,7 @@ void calls_note_kernel_refusals(struct calls *c, struct proc *p, const struct em
 	}
 }
 
-static void report(struct calls *c, struct proc *p, pid_t tid, const struct emu_call *call,
+static void report(struct calls *c, struct proc *p, pid_t tid, const struct entry_call *call,
 		   const struct emu_call_result *res, int err, const struct trace_strings *strings)
 {
 	char line[2048];
@@ -174,7 +170,7 @@ static void report(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 		calls_note_kernel_refusals(c, p, &res->verdict);
 	if (!c->trace_lines)
 		return;
-	trace_line_format(line, sizeof(line), tid, call, res, err, strings);
+	entries_trace_line(line, sizeof(line), tid, call, res, err, strings);
 	if (!err && res->verdict.kernel_refusals)
 		fprintf(c->log->f, "%s [kernel patches would refuse: %s]\n", line,
 			emu_kernel_rule_text(res->verdict.kernel_refusals &
@@ -185,7 +181,7 @@ static void report(struct calls *c, struct proc *p, pid_t tid, const struct emu_
 
 /* Answer; commit only when the answer reached the caller. */
 static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
-		   const struct emu_call *call, struct emu_call_result *res, int err)
+		   const struct entry_call *call, struct emu_call_result *res, int err)
 {
 	struct emu_space sp = { .registry = p->as->registry, .maps = &p->as->maps };
 	struct trace_strings strings, *shown = NULL;
@@ -193,7 +189,8 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 
 	if (!notifier_id_valid(&c->notifier, id))
 		return;		/* the caller is gone or was interrupted: it will re-issue */
-	if (err && c->trace_lines && res->have_args && call->option == CODE_REGISTER_ELF) {
+	if (err && c->trace_lines && res->have_args && call->entry == EMU_ENTRY_CODECTL &&
+	    call->codectl.option == CODE_REGISTER_ELF) {
 		/* the caller's strings, for the trace, while it still waits for the answer */
 		struct remote_mem rm;
 		struct emu_accessor mem = remote_mem_accessor(&rm);
@@ -205,8 +202,8 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 	sent = notifier_respond(&c->notifier, id, err);
 	if (sent) {
 		if (sent != -ENOENT)
-			log_line(c->log, "pid %d: answering codectl failed: %s", (int)tid,
-				 strerror(-sent));
+			log_line(c->log, "pid %d: answering %s failed: %s", (int)tid,
+				 emu_entry_name(call->entry), strerror(-sent));
 		p->stats.interrupted++;
 		return;
 	}
@@ -238,14 +235,14 @@ static bool park(struct calls *c, const struct seccomp_notif *req, struct slow_r
 static void serve(struct calls *c, const struct seccomp_notif *req)
 {
 	struct emu_call_result res = { 0 };
-	struct emu_call call = call_of(req);
 	pid_t tid = (pid_t)req->pid;
+	struct entry_call call;
 	struct remote_mem rm;
 	struct proc *p;
 	int err;
 
 	p = tid ? trace_proc_of(c->trace, tid) : NULL;
-	if (!p || req->data.nr != c->nr || req->data.arch != AUDIT_ARCH_X86_64) {
+	if (!p || entries_decode(&c->numbers, req, &call)) {
 		/* not a call we can place (or no longer): the kernel's answer */
 		notifier_respond(&c->notifier, req->id, -ENOSYS);
 		return;
@@ -309,6 +306,7 @@ void calls_retry_parked(struct calls *c)
 void calls_watchdog(struct calls *c)
 {
 	uint64_t now = clock_now_ns(), addr;
+	struct entry_call call;
 	size_t len;
 
 	for (unsigned int i = 0; i < c->nparked; i++) {
@@ -318,10 +316,13 @@ void calls_watchdog(struct calls *c)
 			continue;
 		pc->reported = true;
 		slow_read_what(pc->read, &addr, &len);
-		log_line(c->log, "pid %d: a codectl call has waited %.0f s for %zu bytes of its "
+		if (entries_decode(&c->numbers, pc->req, &call))
+			call.entry = EMU_ENTRY_CODECTL;
+		log_line(c->log, "pid %d: a %s call has waited %.0f s for %zu bytes of its "
 				 "memory at 0x%llx, a page that does not come in (userfaultfd or a "
 				 "FUSE file?); only it waits", (int)pc->req->pid,
-			 (double)(now - pc->since_ns) / 1e9, len, (unsigned long long)addr);
+			 emu_entry_name(call.entry), (double)(now - pc->since_ns) / 1e9, len,
+			 (unsigned long long)addr);
 	}
 }
 

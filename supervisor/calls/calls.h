@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The codectl calls: one notification from receipt to answer, the answers'
- * accounting per process, and the exec-time registrations (exec_sframe.h).
+ * The calls of every entry point (entries.h): one notification from receipt
+ * to answer, the answers' accounting per process, and the exec-time
+ * registrations (exec_sframe.h).
  */
 #ifndef SUPERVISOR_CALLS_CALLS_H
 #define SUPERVISOR_CALLS_CALLS_H
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 
 #include "emu/codectl_call.h"
+#include "entries.h"
 #include "notify.h"
 #include "supervisor/trace/slow_read.h"
 #include "supervisor/core/log.h"
@@ -21,9 +23,9 @@
 #define CALLS_SFRAME_GLOBAL_MAX (4096ull << 20)
 
 /**
- * struct calls - what answering codectl calls needs (owned by main)
+ * struct calls - what answering the calls needs (owned by main)
  * @policy: the emulated kernel's rules and limits
- * @nr: the system call number trapped
+ * @numbers: the entry points' numbers trapped
  * @trace_lines: --trace: one strace-like line per call
  * @loader_module: the loader module is given to dynamically linked programs
  * @notifier: the seccomp listener (fd -1 when none)
@@ -34,7 +36,7 @@
  */
 struct calls {
 	struct emu_policy policy;
-	long nr;
+	struct entry_numbers numbers;
 	bool trace_lines;
 	bool loader_module;
 	struct notifier notifier;

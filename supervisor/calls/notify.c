@@ -46,7 +46,24 @@ static int read_prog(int fd, struct notify_filter *f)
 	return 0;
 }
 
-int notify_filter_build(struct notify_filter *f, long nr)
+/*
+ * The rules: each number whole; prctl only for its options in @t (compared on
+ * the low 32 bits: the kernel reads the option as an int).
+ */
+static int add_rules(scmp_filter_ctx ctx, const struct notify_traps *t)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; !err && i < t->n; i++)
+		err = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, (int)t->nr[i], 0);
+	for (unsigned int i = 0; !err && i < t->nprctl; i++)
+		err = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(prctl), 1,
+				       SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+					       (uint32_t)t->prctl_options[i]));
+	return err;
+}
+
+int notify_filter_build(struct notify_filter *f, const struct notify_traps *t)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int fd = -1, err;
@@ -59,7 +76,7 @@ int notify_filter_build(struct notify_filter *f, long nr)
 	if (!err)
 		err = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
 	if (!err)
-		err = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, (int)nr, 0);
+		err = add_rules(ctx, t);
 	if (!err) {
 		fd = memfd_create("codectl-filter", MFD_CLOEXEC);
 		err = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);

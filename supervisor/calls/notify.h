@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The seccomp user-notification side: the filter that traps the codectl
- * number, and the listener that receives calls and answers them
+ * The seccomp user-notification side: the filter that traps the entry points'
+ * numbers, and the listener that receives calls and answers them
  * (seccomp_unotify(2)).
  */
 #ifndef SUPERVISOR_CALLS_NOTIFY_H
@@ -14,15 +14,32 @@
 
 /**
  * struct notify_filter - the BPF program, built before fork (libseccomp)
- * Traps @nr on the native architecture only; every other call and every
- * other architecture (i386, x32) is allowed.
+ * Traps the numbers of struct notify_traps on the native architecture only;
+ * every other call and every other architecture (i386, x32) is allowed.
  */
 struct notify_filter {
 	struct sock_fprog prog;
 };
 
+/* Up to this many system call numbers trapped whole. */
+#define NOTIFY_MAX_NRS 4
+
+/**
+ * struct notify_traps - what the filter traps
+ * @nr, @n: system call numbers trapped whatever their arguments
+ * @prctl_options: also prctl(2) when its option (the low 32 bits of its first
+ *	argument, an int) is one of these @nprctl values; every other prctl
+ *	runs natively (an argument-matching rule)
+ */
+struct notify_traps {
+	long nr[NOTIFY_MAX_NRS];
+	unsigned int n;
+	int prctl_options[2];
+	unsigned int nprctl;
+};
+
 /** notify_filter_build() - 0, or a negative errno; @f->prog.filter is malloc'd. */
-int notify_filter_build(struct notify_filter *f, long nr);
+int notify_filter_build(struct notify_filter *f, const struct notify_traps *t);
 void notify_filter_free(struct notify_filter *f);
 
 /**

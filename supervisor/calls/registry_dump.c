@@ -50,7 +50,7 @@ static void dump_one(const struct emu_registration *reg, void *arg)
 
 	fprintf(f, "codectl-run: registry pid %d: text=%#llx-%#llx %s%s%s", (int)d->pid,
 		(unsigned long long)reg->text_start, (unsigned long long)reg->text_end,
-		reg->origin == EMU_ORIGIN_EXEC ? "exec" : "call",
+		emu_origin_name(reg->origin),
 		reg->aspects & EMU_ASPECT_UNWIND ? " unwind" : "",
 		reg->aspects & EMU_ASPECT_IDENTITY ? " identity" : "");
 	if (reg->aspects & EMU_ASPECT_UNWIND)

@@ -7,7 +7,10 @@
 
 #include "supervisor/trace/tracees.h"
 
-/** registry_dump() - one line on @f per registration of @p (which still has its registry). */
+/**
+ * registry_dump() - one line on @f per registration of @p (which still has its
+ * registry), naming the entry point that made it (emu_origin_name())
+ */
 void registry_dump(FILE *f, const struct proc *p);
 
 #endif /* SUPERVISOR_CALLS_REGISTRY_DUMP_H */

@@ -30,6 +30,9 @@ static void print_details(FILE *f, const struct proc *p)
 	if (st->exec_failed)
 		fprintf(f, "    pid %d: %lu exec-time registrations failed\n", (int)p->tgid,
 			st->exec_failed);
+	if (st->unwind_removed)
+		fprintf(f, "    pid %d: %lu registrations removed at unwind (their data had "
+				"become unreadable or broken)\n", (int)p->tgid, st->unwind_removed);
 	if (st->cleared_at_exec)
 		fprintf(f, "    pid %d: %lu registrations dropped by execve\n", (int)p->tgid,
 			st->cleared_at_exec);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/stacktrace_setup.h>
 
 #include "trace_line.h"
 
@@ -203,6 +204,77 @@ size_t trace_line_format(char *buf, size_t len, pid_t tid, const struct emu_call
 	name ? put(&o, "%s, ", name) : put(&o, "%u, ", c->option);
 	put_args(&o, c, res, strings);
 	put(&o, ", %llu, %u) = ", (unsigned long long)c->info_size, c->flags);
+	if (err)
+		put(&o, "-1 %s (%s)", errno_name(-err), res->verdict.reason);
+	else
+		put(&o, "0");
+	return o.pos;
+}
+
+/* " v3 4 FDEs" after a registered section's size or end. */
+static void put_section_info(struct out *o, const struct emu_call_result *res)
+{
+	if (res->sframe_version)
+		put(o, " v%u %u FDEs", res->sframe_version, res->sframe_fdes);
+}
+
+static void put_setup(struct out *o, const struct emu_kcall *kc,
+		      const struct emu_call_result *res)
+{
+	const struct sframe_setup *s = &res->args.setup;
+
+	if (!res->have_args) {
+		put(o, "%#llx, %llu", (unsigned long long)kc->arg[0], (unsigned long long)kc->arg[1]);
+		return;
+	}
+	put(o, "{sframe_start=%#llx, sframe_size=%llu", (unsigned long long)s->sframe_start,
+	    (unsigned long long)s->sframe_size);
+	put_section_info(o, res);
+	put(o, ", text_start=%#llx, text_size=%llu}, %llu", (unsigned long long)s->text_start,
+	    (unsigned long long)s->text_size, (unsigned long long)kc->arg[1]);
+}
+
+/* Five scalar arguments after @name; the section's info after the second. */
+static void put_scalars(struct out *o, const char *name, const struct emu_kcall *kc,
+			const struct emu_call_result *res)
+{
+	if (name)
+		put(o, "%s", name);
+	else
+		put(o, "%d", (int)kc->arg[0]);
+	put(o, ", %#llx, %#llx", (unsigned long long)kc->arg[1], (unsigned long long)kc->arg[2]);
+	put_section_info(o, res);
+	put(o, ", %#llx, %#llx", (unsigned long long)kc->arg[3], (unsigned long long)kc->arg[4]);
+}
+
+static const char *prctl_name(int option)
+{
+	if (option == PR_ADD_SFRAME)
+		return "PR_ADD_SFRAME";
+	return option == PR_REMOVE_SFRAME ? "PR_REMOVE_SFRAME" : NULL;
+}
+
+static const char *stacktrace_op_name(int op)
+{
+	if (op == STACKTRACE_REGISTER_SFRAME)
+		return "STACKTRACE_REGISTER_SFRAME";
+	return op == STACKTRACE_UNREGISTER_SFRAME ? "STACKTRACE_UNREGISTER_SFRAME" : NULL;
+}
+
+size_t trace_kcall_format(char *buf, size_t len, pid_t tid, const struct emu_kcall *kc,
+			  const struct emu_call_result *res, int err)
+{
+	struct out o = { .buf = buf, .len = len };
+
+	buf[0] = '\0';
+	put(&o, "[pid %d] %s(", (int)tid, emu_entry_name(kc->entry));
+	if (kc->entry == EMU_ENTRY_SFRAME_REGISTER || kc->entry == EMU_ENTRY_SFRAME_UNREGISTER)
+		put_setup(&o, kc, res);
+	else if (kc->entry == EMU_ENTRY_PRCTL)
+		put_scalars(&o, prctl_name((int)kc->arg[0]), kc, res);
+	else
+		put_scalars(&o, stacktrace_op_name((int)kc->arg[0]), kc, res);
+	put(&o, ") = ");
 	if (err)
 		put(&o, "-1 %s (%s)", errno_name(-err), res->verdict.reason);
 	else

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The strace-like line --trace prints for each codectl call. */
+/* The strace-like line --trace prints for each call of an entry point. */
 #ifndef SUPERVISOR_CALLS_TRACE_LINE_H
 #define SUPERVISOR_CALLS_TRACE_LINE_H
 
@@ -8,6 +8,7 @@
 
 #include "emu/accessor.h"
 #include "emu/codectl_call.h"
+#include "emu/kernel_call.h"
 
 #define TRACE_STRING_MAX 200	/* bytes of a tracee string shown, as strace -s 200 */
 
@@ -45,6 +46,17 @@ void trace_strings_read(struct trace_strings *t, const struct emu_accessor *mem,
 size_t trace_line_format(char *buf, size_t len, pid_t tid, const struct emu_call *c,
 			 const struct emu_call_result *res, int err,
 			 const struct trace_strings *strings);
+
+/**
+ * trace_kcall_format() - the line of a kernel proposal's call, under its own
+ *	name: "[pid T] sframe_register({sframe_start=.., sframe_size=.., text_start=..,
+ *	text_size=..}, 32) = RESULT", "prctl(PR_ADD_SFRAME, ...)",
+ *	"stacktrace_setup(STACKTRACE_REGISTER_SFRAME, ...)"; a registered
+ *	section's version and FDE count follow its size or end
+ * Return: as trace_line_format().
+ */
+size_t trace_kcall_format(char *buf, size_t len, pid_t tid, const struct emu_kcall *kc,
+			  const struct emu_call_result *res, int err);
 
 /** trace_quote() - @str quoted and escaped as in trace lines, into @buf (@len bytes). */
 void trace_quote(char *buf, size_t len, const char *str);

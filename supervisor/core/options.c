@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/codectl.h>
+#include <linux/sframe_setup.h>
+#include <linux/stacktrace_setup.h>
 #include <seccomp.h>
 
 #include "emu/codectl_call.h"
@@ -35,11 +37,21 @@ enum {
 	OPT_JSON_ALL,
 	OPT_FOLDED,
 	OPT_CHECK,
+	OPT_KERNEL,
+	OPT_SFRAME_NR,
+	OPT_STACKTRACE_NR,
+	OPT_PRCTL_SFRAME,
+	OPT_LOADER_ABI,
 };
 
 static const struct option long_opts[] = {
 	{ "nr", required_argument, NULL, OPT_NR },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "sframe-nr", required_argument, NULL, OPT_SFRAME_NR },
+	{ "stacktrace-setup-nr", required_argument, NULL, OPT_STACKTRACE_NR },
+	{ "prctl-sframe", no_argument, NULL, OPT_PRCTL_SFRAME },
+	{ "loader-abi", required_argument, NULL, OPT_LOADER_ABI },
 	{ "output", required_argument, NULL, 'o' },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "max-registrations", required_argument, NULL, OPT_MAX_REG },
@@ -70,12 +82,24 @@ static void usage(FILE *f)
 		"Usage: codectl-run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 		"Run PROGRAM with codectl(2) emulated for it and every process it starts.\n"
 		"\n"
-		"  --nr N                  trap system call number N (default %d)\n"
-		"  --strict                the Linux SFrame patches' acceptance rules; forked\n"
-		"                          children start without registrations; callers are\n"
-		"                          looked up at their return address\n"
+		"  --nr N                  trap codectl as system call number N (default %d)\n"
+		"  --kernel PROFILE        the kernel emulated, for every entry point:\n"
+		"                          emulator (default), v16 (the current series: SFrame\n"
+		"                          v3 only, forks inherit, broken data found at unwind\n"
+		"                          removes a registration) or v13 (the January 2026\n"
+		"                          series: forks start empty, range ends inclusive);\n"
+		"                          the kernel profiles look callers up at their return\n"
+		"                          address (codectl-run(1), KERNEL PROFILES)\n"
+		"  --strict                --kernel v16\n"
+		"  --sframe-nr REG,UNREG   trap sframe_register/sframe_unregister as these\n"
+		"                          numbers (default %d,%d)\n"
+		"  --stacktrace-setup-nr N trap stacktrace_setup as N (default %d)\n"
+		"  --prctl-sframe          trap prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME)\n"
+		"                          (%d, %d; other prctls run natively)\n"
+		"  --loader-abi ABI        the loader module registers with codectl (default),\n"
+		"                          sframe_register or prctl (implies --prctl-sframe)\n"
 		"  -o, --output FILE       write the log, trace and summary to FILE (default stderr)\n"
-		"      --trace             one line per codectl call, strace style\n"
+		"      --trace             one line per trapped call, strace style\n"
 		"      --max-registrations N\n"
 		"                          registrations per process before ENOSPC (default %d)\n"
 		"      --max-sframe-size BYTES\n"
@@ -114,7 +138,9 @@ static void usage(FILE *f)
 		"codectl-run exits with PROGRAM's exit status (128+N if a signal N killed it),\n"
 		"127 if PROGRAM was not found, 126 if it could not be executed, 3 with --check\n"
 		"when a check failed. See codectl-run(1) and codectl(2).\n",
-		CODECTL_NR_DEFAULT, EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE,
+		CODECTL_NR_DEFAULT, SFRAME_REGISTER_NR_DEFAULT, SFRAME_UNREGISTER_NR_DEFAULT,
+		STACKTRACE_SETUP_NR_DEFAULT, PR_ADD_SFRAME, PR_REMOVE_SFRAME,
+		EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE,
 		EMU_DEFAULT_MAX_SFRAME_TOTAL, OPTS_DEFAULT_FREQ, OPTS_MAX_FREQ, OPTS_DEFAULT_STACK_BYTES,
 		OPTS_DEFAULT_MAX_FRAMES);
 }
@@ -141,20 +167,108 @@ static int set_number(const char *name, const char *arg, long long max, long lon
 	return OPTS_EXIT_USAGE;
 }
 
+static int parse_sampling(int c, struct run_opts *o);
+
 /* Trapping a real system call would change the program (and deadlock our own start-up). */
-static int check_nr(long nr)
+static int check_nr(const char *opt, long nr)
 {
 	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, (int)nr);
 
 	if (!name)
 		return 0;
-	fprintf(stderr, "codectl-run: --nr %ld is the system call %s; choose a number the kernel "
-			"does not use (default %d)\n", nr, name, CODECTL_NR_DEFAULT);
+	fprintf(stderr, "codectl-run: %s %ld is the system call %s; choose a number the kernel "
+			"does not use\n", opt, nr, name);
 	free(name);
 	return OPTS_EXIT_USAGE;
 }
 
-static int parse_sampling(int c, struct run_opts *o);
+/* A system call number for @opt: not a real one (see check_nr()). */
+static int set_nr(const char *opt, const char *arg, long *out)
+{
+	long long v = 0;
+	int err = set_number(opt, arg, 0x3fffffff, &v);
+
+	*out = (long)v;
+	return err ? err : check_nr(opt, *out);
+}
+
+/* --sframe-nr REG,UNREG */
+static int set_sframe_nr(const char *arg, struct run_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	char reg[32];
+
+	if (!comma || (size_t)(comma - arg) >= sizeof(reg)) {
+		fprintf(stderr, "codectl-run: invalid --sframe-nr '%s' (REG,UNREG)\n", arg);
+		return OPTS_EXIT_USAGE;
+	}
+	snprintf(reg, sizeof(reg), "%.*s", (int)(comma - arg), arg);
+	return set_nr("--sframe-nr", reg, &o->sframe_nr[0]) ||
+	       set_nr("--sframe-nr", comma + 1, &o->sframe_nr[1]) ? OPTS_EXIT_USAGE : 0;
+}
+
+static int set_kernel(const char *arg, struct run_opts *o)
+{
+	for (int k = 0; k < EMU_PROFILE_COUNT; k++) {
+		if (!strcmp(arg, emu_profile_name(k))) {
+			o->kernel = k;
+			return 0;
+		}
+	}
+	fprintf(stderr, "codectl-run: invalid --kernel '%s' (emulator, v16 or v13)\n", arg);
+	return OPTS_EXIT_USAGE;
+}
+
+static int set_loader_abi(const char *arg, struct run_opts *o)
+{
+	if (strcmp(arg, "codectl") && strcmp(arg, "sframe_register") && strcmp(arg, "prctl")) {
+		fprintf(stderr, "codectl-run: invalid --loader-abi '%s' (codectl, sframe_register "
+				"or prctl)\n", arg);
+		return OPTS_EXIT_USAGE;
+	}
+	o->loader_abi = arg;
+	o->prctl_sframe |= !strcmp(arg, "prctl");
+	return 0;
+}
+
+/* The numbers trapped must differ: one number, one entry point. */
+static int check_numbers(const struct run_opts *o)
+{
+	const long nr[4] = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr };
+
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
+			if (nr[i] == nr[j]) {
+				fprintf(stderr, "codectl-run: system call number %ld given to two "
+						"entry points (--nr, --sframe-nr, "
+						"--stacktrace-setup-nr)\n", nr[i]);
+				return OPTS_EXIT_USAGE;
+			}
+	return 0;
+}
+
+/* The entry points and the kernel emulated. */
+static int parse_entry(int c, struct run_opts *o)
+{
+	switch (c) {
+	case OPT_STRICT:
+		o->kernel = EMU_PROFILE_V16;
+		return 0;
+	case OPT_KERNEL:
+		return set_kernel(optarg, o);
+	case OPT_SFRAME_NR:
+		return set_sframe_nr(optarg, o);
+	case OPT_STACKTRACE_NR:
+		return set_nr("--stacktrace-setup-nr", optarg, &o->stacktrace_nr);
+	case OPT_PRCTL_SFRAME:
+		o->prctl_sframe = true;
+		return 0;
+	case OPT_LOADER_ABI:
+		return set_loader_abi(optarg, o);
+	default:
+		return parse_sampling(c, o);
+	}
+}
 
 static int parse_one(int c, struct run_opts *o)
 {
@@ -163,13 +277,7 @@ static int parse_one(int c, struct run_opts *o)
 
 	switch (c) {
 	case OPT_NR:
-		err = set_number("--nr", optarg, 0x3fffffff, &v);
-		o->nr = (long)v;
-		if (!err)
-			err = check_nr(o->nr);
-		break;
-	case OPT_STRICT:
-		o->strict = true;
+		err = set_nr("--nr", optarg, &o->nr);
 		break;
 	case 'o':
 		o->log_path = optarg;
@@ -205,7 +313,7 @@ static int parse_one(int c, struct run_opts *o)
 		o->quiet = true;
 		break;
 	default:
-		return parse_sampling(c, o);
+		return parse_entry(c, o);
 	}
 	return err;
 }
@@ -280,6 +388,8 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 
 	*o = (struct run_opts){
 		.nr = CODECTL_NR_DEFAULT,
+		.sframe_nr = { SFRAME_REGISTER_NR_DEFAULT, SFRAME_UNREGISTER_NR_DEFAULT },
+		.stacktrace_nr = STACKTRACE_SETUP_NR_DEFAULT,
 		.max_registrations = EMU_REGISTRY_DEFAULT_LIMIT,
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
 		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
@@ -296,6 +406,9 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 		if (err)
 			return err;
 	}
+	o->strict = emu_profile_is_kernel(o->kernel);
+	if (check_numbers(o))
+		return OPTS_EXIT_USAGE;
 	if (optind >= argc) {
 		fprintf(stderr, "codectl-run: no PROGRAM given\n"
 				"Try 'codectl-run --help' for more information.\n");

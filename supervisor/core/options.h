@@ -7,10 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu/profile.h"
+
 /**
  * struct run_opts - what the user asked for
- * @nr: the system call number trapped (--nr; default CODECTL_NR_DEFAULT)
- * @strict: the kernel patches' acceptance rules, fork and caller lookup
+ * @nr: the codectl system call number trapped (--nr; default CODECTL_NR_DEFAULT)
+ * @kernel: the kernel emulated (--kernel; --strict: v16)
+ * @strict: @kernel is a kernel series' (v16, v13): its acceptance rules, fork,
+ *	callers looked up at their return address, signal frames end a walk
+ * @sframe_nr: sframe_register's and sframe_unregister's numbers (--sframe-nr)
+ * @stacktrace_nr: stacktrace_setup's number (--stacktrace-setup-nr)
+ * @prctl_sframe: trap prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME)
+ * @loader_abi: the interface the loader module registers with (--loader-abi:
+ *	"codectl", "sframe_register" or "prctl"), NULL: the module's default
  * @log_path: -o FILE, or NULL for stderr
  * @trace: one line per codectl call
  * @quiet: no exit summary and no notes (errors still print)
@@ -33,7 +42,12 @@
  */
 struct run_opts {
 	long nr;
+	enum emu_profile kernel;
 	bool strict;
+	long sframe_nr[2];
+	long stacktrace_nr;
+	bool prctl_sframe;
+	const char *loader_abi;
 	const char *log_path;
 	bool trace;
 	bool quiet;

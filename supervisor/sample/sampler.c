@@ -210,7 +210,7 @@ static void note_perf_map(struct sampler *sm, struct oracles *o)
 		 m->path, m->problem);
 }
 
-/* What walk_env's @fresh_maps gets. */
+/* What walk_env's @fresh_maps and @removed get. */
 struct fresh_maps_ctx {
 	struct sampler *sm;
 	struct proc *p;
@@ -225,6 +225,26 @@ static const struct emu_mappings *fresh_maps(void *arg, uint64_t taken_ns)
 	if (as->maps_ns >= taken_ns || maps_refresh(c->sm->trace, c->p, c->p->tgid))
 		return NULL;
 	return &as->maps;
+}
+
+/*
+ * The kernel profiles' unwind-time policy: a lookup that found a
+ * registration's data broken removes it as the kernel does (every text range
+ * registered with its section), and the log says why, with the bytes.
+ */
+static void remove_broken(void *arg, const struct emu_removal *rm)
+{
+	struct fresh_maps_ctx *c = arg;
+	int n = emu_registry_remove_sframe(c->p->as->registry, rm->sframe_start);
+
+	if (n <= 0)
+		return;
+	c->p->stats.unwind_removed += (unsigned long)n;
+	log_note(c->sm->log, "pid %d: unwind (%s): registration removed (sframe %#llx, %d text "
+			     "range%s; lookup in text %#llx): %s: %s", (int)c->p->tgid,
+		 emu_profile_name(c->sm->opts->kernel), (unsigned long long)rm->sframe_start, n,
+		 n == 1 ? "" : "s", (unsigned long long)rm->text_start, emu_rule_name(rm->rule),
+		 rm->reason);
 }
 
 /*
@@ -262,7 +282,10 @@ static void walk(struct sampler *sm, const struct sample *smp)
 		.oracles = o,
 		.code = p->slot[sm->code_key],
 		.uopts = { .arch = EMU_ARCH_X86_64, .max_frames = sm->opts->max_frames,
-			   .lookup_ra = sm->opts->strict, .signal_frames = !sm->opts->strict },
+			   .profile = sm->opts->kernel, .lookup_ra = sm->opts->strict,
+			   .signal_frames = !sm->opts->strict },
+		.removed = remove_broken,
+		.removed_ctx = &fm,
 		.crosscheck = sm->opts->crosscheck,
 		.folded = sm->opts->folded_path != NULL,
 		.buf = &sm->buf,

@@ -346,6 +346,13 @@ static void third_opinion(const struct walk_env *env, const struct oracle_input 
 	classify_side(&w->v, &w->in, w->elf, w->elf_plaus, w->elf_flags, w->n_elf);
 }
 
+/* The registrations our walk found broken go, once the sample is counted (v16 policy). */
+static void walk_report_removals(const struct walk_env *env, const struct emu_unwind_result *res)
+{
+	for (unsigned int i = 0; env->removed && i < res->nremovals; i++)
+		env->removed(env->removed_ctx, &res->removals[i]);
+}
+
 void walk_sample(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
@@ -394,4 +401,5 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 		   reason_of(env, &w, &res);
 	stats_add(env->stats, &w, object_of(env, smp->regs.rip), symbol_cb, &env->oracles->sym,
 		  env->folded);
+	walk_report_removals(env, &res);
 }

@@ -65,6 +65,9 @@ void walk_buffers_free(struct walk_buffers *b);
  * @oracles: its reference unwinders, plausibility oracle and symbols
  * @code: its code pages kept across samples (read as @maps say), or NULL
  * @uopts: our unwinder's options (frame limit, caller lookup at RA or RA - 1)
+ * @removed: with @removed_ctx, told of each registration a kernel profile's
+ *	lookup found broken (the kernel removes it: the caller does, once the
+ *	sample is counted); NULL: nobody is told
  * @crosscheck: walk with libunwind too (and elfutils on disagreement)
  * @folded: count the stack for --folded
  * @buf: the buffers
@@ -79,6 +82,8 @@ struct walk_env {
 	struct oracles *oracles;
 	struct code_cache *code;
 	struct emu_unwind_opts uopts;
+	void (*removed)(void *ctx, const struct emu_removal *rm);
+	void *removed_ctx;
 	bool crosscheck;
 	bool folded;
 	struct walk_buffers *buf;

@@ -237,6 +237,20 @@ static bool peek_reg(pid_t tid, size_t offset, long *val)
 	return !errno;
 }
 
+/* Is system call @nr of @tid (at a stop) one the filter traps? A prctl: by its option. */
+static bool is_trapped(const struct trace *t, pid_t tid, long nr)
+{
+	long option;
+
+	for (int i = 0; i < TRACE_MAX_TRAPPED; i++)
+		if (t->trapped_nr[i] && nr == t->trapped_nr[i])
+			return true;
+	if (nr != SYS_prctl || !t->trapped_prctl[0] ||
+	    !peek_reg(tid, offsetof(struct user_regs_struct, rdi), &option))
+		return false;
+	return (int)option == t->trapped_prctl[0] || (int)option == t->trapped_prctl[1];
+}
+
 /*
  * A trapped call waits for its answer in seccomp's interruptible wait
  * (seccomp_do_user_notification(); with WAIT_KILLABLE_RECV only until the
@@ -256,10 +270,8 @@ static bool restart_trapped(struct trace *t, pid_t tid)
 {
 	long nr, ret;
 
-	if (!t->trapped_nr)
-		return false;
 	if (!peek_reg(tid, offsetof(struct user_regs_struct, orig_rax), &nr) ||
-	    nr != t->trapped_nr)
+	    !is_trapped(t, tid, nr))
 		return false;
 	if (!peek_reg(tid, offsetof(struct user_regs_struct, rax), &ret) ||
 	    ret != -KERNEL_ERESTARTSYS)

@@ -38,15 +38,18 @@ struct trace_hooks {
 	void (*mappings_changed)(void *ctx, struct proc *p);
 };
 
+#define TRACE_MAX_TRAPPED 4
+
 /**
  * struct trace - the traced tree and how it is followed
  * @traced: ptrace is on (process-tree tracking); without it processes are
  *	found by pid and start time at each call (trace_proc_of())
  * @fork_copies: a fork child starts with a copy of its parent's registrations
  *	(else empty, as the v13 kernel series does)
- * @trapped_nr: the system call number the seccomp filter traps (0: none); a
- *	signal interrupting it before its answer never makes it fail with EINTR:
- *	it restarts after the handler, whatever SA_RESTART says
+ * @trapped_nr: the system call numbers the seccomp filter traps (0: none);
+ *	@trapped_prctl: the prctl options it traps (0: none). A signal
+ *	interrupting such a call before its answer never makes it fail with
+ *	EINTR: it restarts after the handler, whatever SA_RESTART says
  * @child: the program started; @child_status: its wait status once reaped
  */
 struct trace {
@@ -54,7 +57,8 @@ struct trace {
 	struct log *log;
 	bool traced;
 	bool fork_copies;
-	long trapped_nr;
+	long trapped_nr[TRACE_MAX_TRAPPED];
+	int trapped_prctl[2];
 	pid_t child;
 	int child_status;
 	bool child_reaped;

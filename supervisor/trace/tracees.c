@@ -132,7 +132,7 @@ struct proc *tracees_proc(const struct tracees *t, pid_t tgid)
 	return NULL;
 }
 
-struct addr_space *addr_space_new(size_t max_registrations)
+struct addr_space *addr_space_new(const struct tracees *t)
 {
 	struct addr_space *as = calloc(1, sizeof(*as));
 
@@ -140,11 +140,12 @@ struct addr_space *addr_space_new(size_t max_registrations)
 		return NULL;
 	as->refs = 1;
 	as->pagemap_fd = -1;
-	as->registry = emu_registry_new(max_registrations);
+	as->registry = emu_registry_new(t->max_registrations);
 	if (!as->registry) {
 		free(as);
 		return NULL;
 	}
+	emu_registry_set_inclusive_end(as->registry, t->inclusive_end);
 	return as;
 }
 
@@ -206,7 +207,7 @@ struct proc *tracees_new_proc(struct tracees *t, pid_t tgid, pid_t parent,
 	if (as) {
 		as->refs++;
 	} else {
-		as = addr_space_new(t->max_registrations);
+		as = addr_space_new(t);
 		if (!as) {
 			free(p);
 			return NULL;
@@ -241,7 +242,7 @@ long proc_exec(struct tracees *t, struct proc *p)
 		p->as->maps_valid = false;
 		return dropped;
 	}
-	as = addr_space_new(t->max_registrations);
+	as = addr_space_new(t);
 	if (!as)
 		return -ENOMEM;
 	addr_space_put(p->as);

@@ -69,6 +69,7 @@ struct proc_stats {
 	unsigned long exec_failed;
 	unsigned long cleared_at_exec;
 	unsigned long stale;
+	unsigned long unwind_removed;	/* a kernel profile's lookup found the data broken */
 	unsigned long left_at_exit;
 	unsigned long kernel_refusals[32];	/* per EMU_KR_* bit, accepted anyway */
 };
@@ -127,6 +128,8 @@ struct thread {
 
 /**
  * struct tracees - the whole tree; owns every object in it
+ * @max_registrations: each new registry's limit
+ * @inclusive_end: each new registry's ranges end inclusive (the v13 profile)
  * @folded, @nfolded: statistics of exited processes beyond TRACEES_MAX_EXITED
  * @proc_free, @thread_free: how each key's slots are freed (NULL: key unused)
  */
@@ -136,6 +139,7 @@ struct tracees {
 	unsigned int live_threads;
 	unsigned int exited;
 	size_t max_registrations;
+	bool inclusive_end;
 	struct proc_stats folded;
 	unsigned long nfolded;
 	tracees_free_fn proc_free[TRACEES_KEYS];
@@ -190,8 +194,8 @@ struct proc *tracees_new_proc(struct tracees *t, pid_t tgid, pid_t parent,
 /** proc_set_thread() - make @th a thread of @p. */
 void proc_set_thread(struct proc *p, struct thread *th);
 
-/** addr_space_new() - an empty address space; NULL on ENOMEM. */
-struct addr_space *addr_space_new(size_t max_registrations);
+/** addr_space_new() - an empty address space with @t's registry settings; NULL on ENOMEM. */
+struct addr_space *addr_space_new(const struct tracees *t);
 
 /** addr_space_copy() - a fork child's copy of @as; NULL on ENOMEM. */
 struct addr_space *addr_space_copy(const struct addr_space *as);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The codectl(2) ABI conformance suite: a harness and the cases, built only on
- * include/ (and the test SFrame writer), to run unchanged against the
- * emulator and against a future kernel.
+ * The ABI conformance suites, one per interface: codectl(2), sframe_register(2)
+ * with sframe_unregister(2), the v12 prctl, stacktrace_setup(2). A harness and
+ * the cases, built only on include/ (and the test SFrame writer), to run
+ * unchanged against the emulator and against a kernel that has the call
+ * (its numbers from SFRAME_REGISTER_NR, SFRAME_UNREGISTER_NR, STACKTRACE_SETUP_NR).
  */
 #ifndef TESTS_ABI_H
 #define TESTS_ABI_H
@@ -12,8 +14,22 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <codectl.h>
+#include <sframe_register.h>
 
 enum abi_result { ABI_PASS, ABI_FAIL, ABI_SKIP };
+
+/* The kernel interfaces the shared cases (kernel_cases.c) go through. */
+enum abi_iface {
+	ABI_IF_SFRAME_REGISTER,
+	ABI_IF_PRCTL,
+	ABI_IF_STACKTRACE_SETUP,
+};
+
+/* The kernel series the kernel suites expect (--kernel): v16 unless told. */
+enum abi_kernel {
+	ABI_KERNEL_V16,
+	ABI_KERNEL_V13,
+};
 
 /**
  * struct abi_ctx - what every case may use
@@ -22,6 +38,8 @@ enum abi_result { ABI_PASS, ABI_FAIL, ABI_SKIP };
  *	2 GiB of the section, as in an ELF object); cases take chunks with abi_data()
  * @rw: an RW (not executable) page; @none: a PROT_NONE page
  * @argv0: this program, for cases that exec it again
+ * @iface: the interface the kernel cases use; @kernel: the series expected
+ * @sframe_nr, @stacktrace_nr: the numbers called (environment, else defaults)
  */
 struct abi_ctx {
 	uint8_t *text;
@@ -32,6 +50,10 @@ struct abi_ctx {
 	uint8_t *rw;
 	uint8_t *none;
 	const char *argv0;
+	enum abi_iface iface;
+	enum abi_kernel kernel;
+	long sframe_nr[2];
+	long stacktrace_nr;
 	char msg[512];
 };
 
@@ -44,6 +66,11 @@ struct abi_case {
 extern const struct abi_case abi_errno_cases[];
 extern const struct abi_case abi_sframe_cases[];
 extern const struct abi_case abi_lifecycle_cases[];
+extern const struct abi_case abi_kernel_cases[];	/* each kernel interface */
+extern const struct abi_case abi_kernel_life_cases[];	/* each kernel interface */
+extern const struct abi_case abi_setup_cases[];		/* sframe_register's own */
+extern const struct abi_case abi_prctl_cases[];		/* the prctl's own */
+extern const struct abi_case abi_stacktrace_cases[];	/* stacktrace_setup's own */
 
 /** abi_text() - a fresh, never-registered chunk of @len bytes of the RX area. */
 uint64_t abi_text(struct abi_ctx *ctx, size_t len);
@@ -69,6 +96,28 @@ long abi_reg_sframe(uint64_t ts, uint64_t te, const void *sf, size_t len);
 long abi_reg_ident(uint64_t ts, uint64_t te, const char *path);
 long abi_reg_elf(const struct code_elf_info *info);
 long abi_unreg(uint64_t ts);
+
+/* The kernel interfaces, raw: the call's return value, errno as the call left it. */
+long abi_sframe_register(const struct abi_ctx *ctx, const void *setup, size_t size);
+long abi_sframe_unregister(const struct abi_ctx *ctx, const void *setup, size_t size);
+long abi_stacktrace_setup(const struct abi_ctx *ctx, long op, uint64_t a, uint64_t b, uint64_t c,
+			  uint64_t d);
+
+/**
+ * abi_kreg() - register [@sframe, @sframe + @sframe_size) for [@text, @text +
+ * @text_size) through @ctx->iface (the prctl: as start, end pairs)
+ */
+long abi_kreg(const struct abi_ctx *ctx, uint64_t sframe, uint64_t sframe_size, uint64_t text,
+	      uint64_t text_size);
+
+/** abi_kunreg() - remove every range registered with @sframe through @ctx->iface. */
+long abi_kunreg(const struct abi_ctx *ctx, uint64_t sframe);
+
+/** abi_numbers() - @ctx's numbers: the environment's, else the headers' defaults. */
+void abi_numbers(struct abi_ctx *ctx);
+
+/** abi_iface_name() - "sframe_register", "prctl" or "stacktrace_setup". */
+const char *abi_iface_name(enum abi_iface iface);
 
 /**
  * abi_section() - a valid AMD64 section of @version (PCREL from v2 with @pcrel,

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * abi-conformance: runs every case of the codectl(2) ABI page and prints
- * "ok"/"FAIL"/"skip" per case and "N passed, N failed, N skipped". Natively
- * (no codectl), every case is skipped and the exit status is 0; a failure
- * gives exit status 1.
+ * abi-conformance: runs the conformance suite of each interface (codectl,
+ * sframe_register, prctl, stacktrace_setup) and prints "ok"/"FAIL"/"skip" per
+ * case, a count per suite, and "N passed, N failed, N skipped". A suite whose
+ * interface is not there (ENOSYS; for the prctl, a valid registration
+ * refused) is skipped: natively every case is, and the exit status is 0; a
+ * failure gives exit status 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+#include <stacktrace_setup.h>
 
 #include "abi.h"
 #include "sframe_samples.h"
@@ -54,6 +58,55 @@ bool abi_expect(struct abi_ctx *ctx, long ret, int err, int want, const char *wh
 	return false;
 }
 
+long abi_sframe_register(const struct abi_ctx *ctx, const void *setup, size_t size)
+{
+	return syscall(ctx->sframe_nr[0], setup, size);
+}
+
+long abi_sframe_unregister(const struct abi_ctx *ctx, const void *setup, size_t size)
+{
+	return syscall(ctx->sframe_nr[1], setup, size);
+}
+
+long abi_stacktrace_setup(const struct abi_ctx *ctx, long op, uint64_t a, uint64_t b, uint64_t c,
+			  uint64_t d)
+{
+	return syscall(ctx->stacktrace_nr, op, a, b, c, d);
+}
+
+long abi_kreg(const struct abi_ctx *ctx, uint64_t sframe, uint64_t sframe_size, uint64_t text,
+	      uint64_t text_size)
+{
+	struct sframe_setup s = { sframe, sframe_size, text, text_size };
+
+	if (ctx->iface == ABI_IF_PRCTL)
+		return prctl(PR_ADD_SFRAME, (unsigned long)sframe,
+			     (unsigned long)(sframe + sframe_size), (unsigned long)text,
+			     (unsigned long)(text + text_size));
+	if (ctx->iface == ABI_IF_STACKTRACE_SETUP)
+		return abi_stacktrace_setup(ctx, STACKTRACE_REGISTER_SFRAME, sframe, sframe_size,
+					    text, text_size);
+	return abi_sframe_register(ctx, &s, sizeof(s));
+}
+
+long abi_kunreg(const struct abi_ctx *ctx, uint64_t sframe)
+{
+	struct sframe_setup s = { .sframe_start = sframe };
+
+	if (ctx->iface == ABI_IF_PRCTL)
+		return prctl(PR_REMOVE_SFRAME, (unsigned long)sframe, 0ul, 0ul, 0ul);
+	if (ctx->iface == ABI_IF_STACKTRACE_SETUP)
+		return abi_stacktrace_setup(ctx, STACKTRACE_UNREGISTER_SFRAME, sframe, 0, 0, 0);
+	return abi_sframe_unregister(ctx, &s, sizeof(s));
+}
+
+const char *abi_iface_name(enum abi_iface iface)
+{
+	static const char *const names[] = { "sframe_register", "prctl", "stacktrace_setup" };
+
+	return names[iface];
+}
+
 long abi_reg_sframe(uint64_t ts, uint64_t te, const void *sf, size_t len)
 {
 	struct code_sframe_info i = { .text_start = ts, .text_end = te,
@@ -89,10 +142,32 @@ size_t abi_section(uint8_t version, bool pcrel, uint64_t func, unsigned int n, u
 			      &lay);
 }
 
+/* A number from the environment (a kernel's assignment), else @dflt. */
+static long env_nr(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	long nr;
+
+	if (!v || !*v)
+		return dflt;
+	nr = strtol(v, &end, 0);
+	return *end || nr <= 0 ? dflt : nr;
+}
+
+/* The numbers called: the environment's, or the headers'. */
+void abi_numbers(struct abi_ctx *ctx)
+{
+	ctx->sframe_nr[0] = env_nr("SFRAME_REGISTER_NR", SFRAME_REGISTER_NR);
+	ctx->sframe_nr[1] = env_nr("SFRAME_UNREGISTER_NR", SFRAME_UNREGISTER_NR);
+	ctx->stacktrace_nr = env_nr("STACKTRACE_SETUP_NR", STACKTRACE_SETUP_NR);
+}
+
 static int setup(struct abi_ctx *ctx, const char *argv0)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->argv0 = argv0;
+	abi_numbers(ctx);
 	ctx->text_len = TEXT_LEN;
 	/* the RX area, a PROT_NONE guard page (nothing executable right after it), data */
 	ctx->text = mmap(NULL, TEXT_LEN + 4096 + DATA_LEN, PROT_READ | PROT_EXEC,
@@ -134,31 +209,138 @@ static void run_list(struct abi_ctx *ctx, const struct abi_case *list, bool skip
 }
 
 int abi_exec_check(int argc, char **argv);
+int abi_kernel_exec_check(int argc, char **argv);
 
 /*
- * abi-conformance [--no-skip]: --no-skip makes a skipped case a failure, for
- * runs where codectl must be there (under codectl-run, or a kernel with it).
+ * One suite: an interface and its case lists. The kernel suites share
+ * abi_kernel_cases and abi_kernel_life_cases, made through their interface.
+ */
+struct suite {
+	const char *name;
+	bool kernel;
+	enum abi_iface iface;
+	const struct abi_case *lists[4];
+};
+
+static const struct suite suites[] = {
+	{ "codectl", false, 0, { abi_errno_cases, abi_sframe_cases, abi_lifecycle_cases } },
+	{ "sframe_register", true, ABI_IF_SFRAME_REGISTER,
+	  { abi_kernel_cases, abi_kernel_life_cases, abi_setup_cases } },
+	{ "prctl", true, ABI_IF_PRCTL, { abi_kernel_cases, abi_kernel_life_cases, abi_prctl_cases } },
+	{ "stacktrace_setup", true, ABI_IF_STACKTRACE_SETUP,
+	  { abi_kernel_cases, abi_kernel_life_cases, abi_stacktrace_cases } },
+};
+#define NSUITES (sizeof(suites) / sizeof(suites[0]))
+
+/* A valid v3 section registered and removed again through the prctl. */
+static bool prctl_works(struct abi_ctx *ctx)
+{
+	uint64_t text = abi_text(ctx, 256);
+	uint8_t *sec = abi_data(ctx, 1024);
+	size_t len = abi_section(3, true, text, 4, 64, sec, 1024);
+
+	if (prctl(PR_ADD_SFRAME, (unsigned long)sec, (unsigned long)(sec + len),
+		  (unsigned long)text, (unsigned long)(text + 256)))
+		return false;
+	return !prctl(PR_REMOVE_SFRAME, (unsigned long)sec, 0ul, 0ul, 0ul);
+}
+
+/*
+ * Is @s's interface there? ENOSYS says no; the prctl's numbers are prctl
+ * options, answered EINVAL by a kernel without them.
+ */
+static bool available(struct abi_ctx *ctx, const struct suite *s)
+{
+	if (!s->kernel)
+		return !(abi_unreg(1) == -1 && errno == ENOSYS);
+	if (s->iface == ABI_IF_PRCTL)
+		return prctl_works(ctx);
+	if (s->iface == ABI_IF_STACKTRACE_SETUP)
+		return !(abi_stacktrace_setup(ctx, 0, 0, 0, 0, 0) == -1 && errno == ENOSYS);
+	return !(abi_sframe_register(ctx, NULL, SFRAME_SETUP_SIZE_VER0) == -1 && errno == ENOSYS);
+}
+
+static void run_suite(struct abi_ctx *ctx, const struct suite *s, struct totals *all)
+{
+	struct totals t = { 0 };
+	bool ok = available(ctx, s);
+
+	ctx->iface = s->iface;
+	printf("# suite %s%s%s\n", s->name, s->kernel ? (ctx->kernel == ABI_KERNEL_V13 ?
+							   " (expecting v13)" : " (expecting v16)") :
+							 "", ok ? "" : ": not available: every case skipped");
+	for (int i = 0; i < 4 && s->lists[i]; i++)
+		run_list(ctx, s->lists[i], !ok, &t);
+	printf("# %s: %u passed, %u failed, %u skipped\n", s->name, t.passed, t.failed,
+	       t.skipped);
+	all->passed += t.passed;
+	all->failed += t.failed;
+	all->skipped += t.skipped;
+}
+
+/* --suite NAME: its index, or -1 (with a message). */
+static int suite_index(const char *name)
+{
+	for (size_t i = 0; i < NSUITES; i++)
+		if (!strcmp(suites[i].name, name))
+			return (int)i;
+	fprintf(stderr, "abi-conformance: unknown suite %s\n", name);
+	return -1;
+}
+
+/* Options: --no-skip, --kernel v16|v13, --suite NAME (repeatable; none: every suite). */
+static int parse(int argc, char **argv, bool *no_skip, enum abi_kernel *kernel, bool *want)
+{
+	int k, n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-skip")) {
+			*no_skip = true;
+		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+			*kernel = !strcmp(argv[++i], "v13") ? ABI_KERNEL_V13 : ABI_KERNEL_V16;
+		} else if (!strcmp(argv[i], "--suite") && i + 1 < argc) {
+			if ((k = suite_index(argv[++i])) < 0)
+				return -1;
+			want[k] = true;
+			n++;
+		} else {
+			fprintf(stderr, "usage: abi-conformance [--no-skip] [--kernel v16|v13] "
+					"[--suite codectl|sframe_register|prctl|stacktrace_setup]...\n");
+			return -1;
+		}
+	}
+	for (size_t i = 0; !n && i < NSUITES; i++)
+		want[i] = true;
+	return 0;
+}
+
+/*
+ * abi-conformance [--no-skip] [--kernel v16|v13] [--suite NAME]...: --no-skip
+ * makes a skipped case a failure, for runs where the interfaces must be there
+ * (under codectl-run, or a kernel with them).
  */
 int main(int argc, char **argv)
 {
 	struct abi_ctx ctx;
 	struct totals t = { 0 };
-	bool supported, no_skip = argc > 1 && !strcmp(argv[1], "--no-skip");
+	bool no_skip = false, want[NSUITES] = { false };
+	enum abi_kernel kernel = ABI_KERNEL_V16;
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-check"))
 		return abi_exec_check(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--exec-check-kernel"))
+		return abi_kernel_exec_check(argc, argv);
+	if (parse(argc, argv, &no_skip, &kernel, want))
+		return 2;
 	if (setup(&ctx, argv[0])) {
 		perror("abi-conformance: mmap");
 		return 2;
 	}
-	/* ENOSYS: no codectl here (a stock kernel): every case is skipped */
-	supported = !(abi_unreg(1) == -1 && errno == ENOSYS);
-	if (!supported)
-		printf("# codectl(2) is not available (ENOSYS): every case is skipped\n");
+	ctx.kernel = kernel;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	run_list(&ctx, abi_errno_cases, !supported, &t);
-	run_list(&ctx, abi_sframe_cases, !supported, &t);
-	run_list(&ctx, abi_lifecycle_cases, !supported, &t);
+	for (size_t i = 0; i < NSUITES; i++)
+		if (want[i])
+			run_suite(&ctx, &suites[i], &t);
 	printf("%u passed, %u failed, %u skipped\n", t.passed, t.failed, t.skipped);
 	if (no_skip && t.skipped)
 		printf("--no-skip: %u cases skipped\n", t.skipped);

@@ -238,7 +238,8 @@ Test(e2e, exec_registers_program_sframe)
 	run_free(&r);
 }
 
-Test(e2e, strict_refuses_version_1_at_exec)
+/* --strict is --kernel v16: v3 only; v13 (as --strict was before) took v2 with PCREL too. */
+Test(e2e, kernel_profiles_refuse_version_1_at_exec)
 {
 	struct run r;
 
@@ -247,7 +248,13 @@ Test(e2e, strict_refuses_version_1_at_exec)
 	cr_assert_eq(r.status, 0);
 	cr_assert_eq(run_first_row(&r)->exec, 0);
 	cr_assert(strstr(r.log, "exec registration of the program's .sframe"), "%s", r.log);
-	cr_assert(strstr(r.log, "EINVAL (strict: the kernel patches require version 2 with "
+	cr_assert(strstr(r.log, "EINVAL (v16: the kernel requires version 3 (the v15/v16 "
+				"series))"), "%s", r.log);
+	run_free(&r);
+	RUN(&r, "--kernel", "v13", "--", E2E_PROG_V1, "none");
+	cr_assert_eq(r.status, 0);
+	cr_assert_eq(run_first_row(&r)->exec, 0);
+	cr_assert(strstr(r.log, "EINVAL (v13: the kernel requires version 2 with "
 				"FDE_FUNC_START_PCREL (v12) or version 3 (v13+))"), "%s", r.log);
 	run_free(&r);
 }

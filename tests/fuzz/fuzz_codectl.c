@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: arbitrary codectl(2) calls against a fake tracee, then an
- * unwind over whatever got registered. Any input must give an errno from the
+ * libFuzzer target: arbitrary codectl(2) calls (and calls of the kernel's own
+ * proposals) against a fake tracee, then an unwind over whatever got
+ * registered, again after tracee bytes changed (a kernel profile reads the
+ * section again at every lookup). Any input must give an errno from the
  * rules table and a reason, never a crash, a leak or an over-read.
  */
 #include <stdlib.h>
@@ -21,7 +23,8 @@ static void check_answer(int err, const struct emu_call_result *res)
 static void unwind_once(struct fake_space *fs, const struct fuzz_call *fc)
 {
 	struct emu_regs regs = { .ip = fc->regs[0], .sp = fc->regs[1], .fp = fc->regs[2] };
-	struct emu_unwind_opts o = { .arch = fs->policy.arch, .max_frames = 32 };
+	struct emu_unwind_opts o = { .arch = fs->policy.arch, .max_frames = 32,
+				     .profile = fs->policy.profile };
 	struct emu_frame frames[32];
 	struct emu_unwind_result res;
 
@@ -45,6 +48,28 @@ static void mutate_data(struct fake_space *fs, const struct fuzz_call *fc, size_
 		fs->data[i] ^= flip;
 }
 
+/* One call: codectl, or with FUZZ_KCALL a kernel proposal (fuzz_input.h). */
+static int one_call(struct fake_space *fs, const struct fuzz_call *fc, uint64_t info)
+{
+	struct emu_kcall kc = { .entry = FUZZ_KCALL_ENTRY(fc->option) };
+	uint64_t words[4] = { 0 };
+	size_t off = fc->info_off;
+
+	if (!(fc->option & FUZZ_KCALL))
+		return fake_call(fs, fc->option, info, fc->info_size, fc->flags);
+	if (off + sizeof(words) <= FAKE_DATA_SIZE)
+		memcpy(words, fs->data + off, sizeof(words));
+	if (kc.entry == EMU_ENTRY_SFRAME_REGISTER || kc.entry == EMU_ENTRY_SFRAME_UNREGISTER) {
+		kc.arg[0] = FAKE_DATA + off;
+		kc.arg[1] = fc->info_size;
+	} else {
+		kc.arg[0] = kc.entry == EMU_ENTRY_PRCTL ? PR_ADD_SFRAME + ((fc->option >> 2) & 1) :
+							  (fc->option >> 2) & 3;
+		memcpy(&kc.arg[1], words, sizeof(words));
+	}
+	return emu_kcall(&fs->policy, &fs->space, &kc, &fs->res);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fake_space fs;
@@ -58,11 +83,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_space_init(&fs);
 	size -= sizeof(fc);
 	memcpy(fs.data, data + sizeof(fc), size < FAKE_DATA_SIZE ? size : FAKE_DATA_SIZE);
-	fs.policy.profile = fc.policy & 1 ? EMU_PROFILE_STRICT : EMU_PROFILE_DEFAULT;
+	fs.policy.profile = !(fc.policy & 1) ? EMU_PROFILE_EMULATOR :
+			    fc.policy & 4 ? EMU_PROFILE_V13 : EMU_PROFILE_V16;
 	fs.policy.arch = fc.policy & 2 ? EMU_ARCH_AARCH64 : EMU_ARCH_X86_64;
 	info = (fc.option == CODE_UNREGISTER ? FAKE_TEXT_A : FAKE_DATA) + fc.info_off;
 	for (unsigned int i = 0; i <= (fc.repeat & 3u); i++) {
-		err = fake_call(&fs, fc.option, info, fc.info_size, fc.flags);
+		err = one_call(&fs, &fc, info);
 		check_answer(err, &fs.res);
 	}
 	unwind_once(&fs, &fc);

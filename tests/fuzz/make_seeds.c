@@ -62,6 +62,37 @@ static size_t call_seed(uint8_t *img, uint8_t version, unsigned int option)
 	return 0x2300;
 }
 
+/*
+ * Seeds of the kernel's proposals (fuzz_input.h), v16, with a second walk
+ * over changed bytes: sframe_register's struct, the prctl's and
+ * stacktrace_setup's words, all over a v3 section at 0x100.
+ */
+static int kcall_seeds(const char *dir)
+{
+	static const uint8_t options[3] = { FUZZ_KCALL | 0, FUZZ_KCALL | 2, FUZZ_KCALL | 3 | 4 };
+	static uint8_t img[0x1000];
+	struct sfw_layout lay;
+	size_t len = sample_section(3, true, FAKE_DATA + 0x100, FAKE_TEXT_A, 4, 64, img + 0x100,
+				    0xe00, &lay);
+	uint64_t setup[4] = { FAKE_DATA + 0x100, len, FAKE_TEXT_A, 256 };
+	uint64_t ends[4] = { FAKE_DATA + 0x100, FAKE_DATA + 0x100 + len, FAKE_TEXT_A,
+			     FAKE_TEXT_A + 256 };
+	char name[64];
+	int err = 0;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		struct fuzz_call fc = { .option = options[i], .info_size = 32, .policy = 1,
+					.repeat = 5 << 2,
+					.regs = { FAKE_TEXT_A + 20, FAKE_DATA + 0x3000,
+						  FAKE_DATA + 0x3040 } };
+
+		memcpy(img, i == 1 ? ends : setup, sizeof(setup));
+		snprintf(name, sizeof(name), "kcall-%u.call", i);
+		err |= write_file(dir, name, &fc, sizeof(fc), img, sizeof(img));
+	}
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int sizes[4] = { 0, 80, 24, 32 };
@@ -93,5 +124,5 @@ int main(int argc, char **argv)
 			err |= write_file(argv[2], name, &fc, sizeof(fc), img, n);
 		}
 	}
-	return err;
+	return err | kcall_seeds(argv[2]);
 }

@@ -100,7 +100,7 @@ static const char *find_entry(const struct lines *l, uint64_t start, uint64_t en
  * The registrations of @path, loaded at @bias, are what readelf says: per
  * executable segment one entry with both aspects, or two entries when the
  * section was registered apart (@unwind_origin: "exec" for the program, whose
- * section the kernel registers at exec; "call" in split mode; NULL if not).
+ * section the kernel registers at exec; "codectl" in split mode; NULL if not).
  * Returns how many entries that is.
  */
 static int check_object(const struct lines *snap, const char *path, uint64_t bias,
@@ -118,7 +118,7 @@ static int check_object(const struct lines *snap, const char *path, uint64_t bia
 	snprintf(ident, sizeof(ident), " elf=%#lx-%#lx path=\"%s\"%s%s",
 		 (unsigned long)e.elf_start, (unsigned long)e.elf_end, path,
 		 e.build_id[0] ? " build_id=" : "", e.build_id);
-	snprintf(aspects, sizeof(aspects), "%s unwind", apart ? unwind_origin : "call");
+	snprintf(aspects, sizeof(aspects), "%s unwind", apart ? unwind_origin : "codectl");
 	for (int i = 0; i < e.ntext; i++) {
 		uint64_t t0 = e.text_start[i], t1 = e.text_end[i];
 
@@ -127,8 +127,8 @@ static int check_object(const struct lines *snap, const char *path, uint64_t bia
 			cr_assert(line && strstr(line, unwind), "%s: no '%s' '%s'", path, aspects,
 				  unwind);
 		}
-		line = find_entry(snap, t0, t1, e.has_sframe && !apart ? "call unwind identity" :
-								   "call identity");
+		line = find_entry(snap, t0, t1, e.has_sframe && !apart ? "codectl unwind identity" :
+								   "codectl identity");
 		cr_assert(line && strstr(line, ident), "%s: text %#lx-%#lx: no '%s'", path,
 			  (unsigned long)t0, (unsigned long)t1, ident);
 	}
@@ -153,7 +153,7 @@ static void check_all_objects(const struct run *r, const char *prog, bool split)
 
 		if (sscanf(line, "map %4095s %lx", path, &bias) == 2) {
 			want += check_object(&snap, path, bias,
-					     !strcmp(path, prog) ? "exec" : split ? "call" : NULL);
+					     !strcmp(path, prog) ? "exec" : split ? "codectl" : NULL);
 			objects++;
 		}
 		free(line);

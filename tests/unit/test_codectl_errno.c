@@ -164,18 +164,23 @@ Test(codectl, text_over_two_adjacent_exec_mappings_accepted)
 
 	put_section(FAKE_TEXT_B - 128, &s.sframe_start, &s.sframe_end);
 	cr_assert_eq(call_sframe(&s), 0, "%s", fs.res.verdict.reason);
-	cr_assert_eq(fs.res.verdict.kernel_refusals, EMU_KR_TEXT_VMAS);
+	/* a v2 section: v16 takes v3 only */
+	cr_assert_eq(fs.res.verdict.kernel_refusals, EMU_KR_TEXT_VMAS | EMU_KR_V3_ONLY);
 }
 
-Test(codectl, strict_refuses_text_over_two_mappings)
+Test(codectl, kernel_profiles_refuse_text_over_two_mappings)
 {
 	struct code_sframe_info s = { .text_start = FAKE_TEXT_B - 128, .text_end = FAKE_TEXT_B + 128 };
 
-	fs.policy.profile = EMU_PROFILE_STRICT;
+	fs.policy.profile = EMU_PROFILE_V13;
 	put_section(FAKE_TEXT_B - 128, &s.sframe_start, &s.sframe_end);
 	expect(call_sframe(&s), EINVAL, EMU_R_KERNEL_REFUSES);
 	cr_assert_str_eq(fs.res.verdict.reason,
-			 "strict: the kernel patches require the text in one executable mapping");
+			 "v13: the kernel requires the text in one executable mapping");
+	fs.policy.profile = EMU_PROFILE_V16;
+	expect(call_sframe(&s), EINVAL, EMU_R_KERNEL_REFUSES);
+	cr_assert_str_eq(fs.res.verdict.reason,
+			 "v16: the kernel requires the text in one executable mapping");
 }
 
 Test(codectl, sframe_not_readable_einval)

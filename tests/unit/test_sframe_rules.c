@@ -27,7 +27,7 @@ static struct emu_sframe_params params(enum emu_profile profile)
 
 static int validate(size_t len)
 {
-	struct emu_sframe_params p = params(EMU_PROFILE_DEFAULT);
+	struct emu_sframe_params p = params(EMU_PROFILE_EMULATOR);
 
 	emu_verdict_init(&v);
 	return emu_sframe_validate(buf, len, &p, &v);
@@ -67,7 +67,8 @@ static void put32(size_t pos, uint32_t val)
 Test(sframe_valid, every_version_accepted)
 {
 	const struct { uint8_t version; bool pcrel; uint32_t kr; } cases[] = {
-		{ 1, false, EMU_KR_VERSION }, { 2, false, EMU_KR_PCREL }, { 2, true, 0 }, { 3, true, 0 },
+		{ 1, false, EMU_KR_VERSION | EMU_KR_V3_ONLY }, { 2, false, EMU_KR_PCREL | EMU_KR_V3_ONLY },
+		{ 2, true, EMU_KR_V3_ONLY }, { 3, true, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -259,7 +260,7 @@ Test(sframe_rules, zero_size_function_at_text_end)
 Test(sframe_rules, function_outside_text_in_the_same_mapping)
 {
 	struct emu_mappings maps = { 0 };
-	struct emu_sframe_params p = params(EMU_PROFILE_DEFAULT);
+	struct emu_sframe_params p = params(EMU_PROFILE_EMULATOR);
 	struct sfw_fde fdes[2];
 	size_t len;
 
@@ -277,7 +278,7 @@ Test(sframe_rules, function_outside_text_in_the_same_mapping)
 Test(sframe_rules, function_in_another_exec_segment_accepted_with_maps)
 {
 	struct emu_mappings maps = { 0 };
-	struct emu_sframe_params p = params(EMU_PROFILE_DEFAULT);
+	struct emu_sframe_params p = params(EMU_PROFILE_EMULATOR);
 	struct sfw_fde fdes[2];
 	size_t len;
 
@@ -446,13 +447,13 @@ Test(sframe_rules, kernel_refusals_listed)
 	cr_assert_eq(v.kernel_refusals, EMU_KR_AUXHDR | EMU_KR_NO_FDES | EMU_KR_NO_FRES);
 }
 
-Test(sframe_rules, strict_refuses_what_the_kernel_refuses)
+Test(sframe_rules, v13_refuses_what_the_january_series_refuses)
 {
-	struct emu_sframe_params p = params(EMU_PROFILE_STRICT);
+	struct emu_sframe_params p = params(EMU_PROFILE_V13);
 	const struct { uint8_t version; bool pcrel; const char *reason; } cases[] = {
-		{ 1, false, "strict: the kernel patches require version 2 with "
+		{ 1, false, "v13: the kernel requires version 2 with "
 			    "FDE_FUNC_START_PCREL (v12) or version 3 (v13+)" },
-		{ 2, false, "strict: the kernel patches require the FDE_FUNC_START_PCREL flag" },
+		{ 2, false, "v13: the kernel requires the FDE_FUNC_START_PCREL flag" },
 	};
 
 	for (size_t i = 0; i < 2; i++) {
@@ -467,4 +468,34 @@ Test(sframe_rules, strict_refuses_what_the_kernel_refuses)
 	cr_assert_eq(emu_sframe_validate(buf, sample(2, true), &p, &v), 0, "%s", v.reason);
 	emu_verdict_init(&v);
 	cr_assert_eq(emu_sframe_validate(buf, sample(3, true), &p, &v), 0, "%s", v.reason);
+}
+
+Test(sframe_rules, v16_takes_version_3_only)
+{
+	struct emu_sframe_params p = params(EMU_PROFILE_V16);
+	const struct { uint8_t version; bool pcrel; } cases[] = { { 1, false }, { 2, false }, { 2, true } };
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t len = sample(cases[i].version, cases[i].pcrel);
+
+		emu_verdict_init(&v);
+		cr_assert_eq(emu_sframe_validate(buf, len, &p, &v), -EINVAL);
+		cr_assert_eq(v.rule, EMU_R_KERNEL_REFUSES);
+		cr_assert_str_eq(v.reason, "v16: the kernel requires version 3 (the v15/v16 series)");
+	}
+	emu_verdict_init(&v);
+	cr_assert_eq(emu_sframe_validate(buf, sample(3, true), &p, &v), 0, "%s", v.reason);
+}
+
+/* A kernel profile refuses by its header rules before any FDE is looked at (v16 order). */
+Test(sframe_rules, kernel_header_rules_come_before_the_fdes)
+{
+	struct emu_sframe_params p = params(EMU_PROFILE_V16);
+	size_t len = sample(2, true);
+
+	put32(lay.fde_pos[1], 0x7fffff00);	/* FDE 1 far outside the text */
+	emu_verdict_init(&v);
+	cr_assert_eq(emu_sframe_validate(buf, len, &p, &v), -EINVAL);
+	cr_assert_eq(v.rule, EMU_R_KERNEL_REFUSES, "%s", emu_rule_name(v.rule));
+	expect_rule(len, EMU_R_SF_FDE_TEXT, NULL);	/* the emulator profile: the FDE */
 }

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's own proposals (codectl-abi.md, "The kernel's own proposals"):
+ * sframe_register(2)/sframe_unregister(2), the v12 prctl and stacktrace_setup,
+ * each decoding its arguments into sframe_add() and sframe_remove(), the
+ * series' sframe_add_section() and sframe_remove_section() (kernel-2026.md
+ * §1.2: the v16 order of checks and their errnos).
+ */
+#include <stdlib.h>
+#include <linux/stacktrace_setup.h>
+
+#include "codectl_internal.h"
+#include "kernel_call.h"
+
+/* sframe_add_section(): ranges, mappings, the section, the overlap last (v16 order). */
+static int sframe_add(const struct emu_policy *p, const struct emu_space *sp, uint64_t sframe_start,
+		      uint64_t sframe_end, uint64_t text_start, uint64_t text_end,
+		      unsigned int origin, struct emu_call_result *res)
+{
+	struct emu_verdict *v = &res->verdict;
+	const struct emu_vma *vma = emu_mappings_find(sp->maps, text_start);
+	struct emu_registration *reg;
+	int err;
+
+	if (sframe_start >= sframe_end || text_start >= text_end)
+		return emu_reject(v, EMU_R_SETUP_RANGE,
+				  "sframe 0x%llx..0x%llx or text 0x%llx..0x%llx empty or inverted",
+				  (unsigned long long)sframe_start, (unsigned long long)sframe_end,
+				  (unsigned long long)text_start, (unsigned long long)text_end);
+	if (!emu_mappings_within_one(sp->maps, sframe_start, sframe_end, 0))
+		return emu_reject(v, EMU_R_SETUP_SFRAME_VMA, "sframe 0x%llx..0x%llx not inside one mapping",
+				  (unsigned long long)sframe_start, (unsigned long long)sframe_end);
+	if (!emu_mappings_within_one(sp->maps, text_start, text_end, EMU_PROT_EXEC))
+		return emu_reject(v, EMU_R_SETUP_TEXT_VMA,
+				  "text 0x%llx..0x%llx not inside one executable mapping",
+				  (unsigned long long)text_start, (unsigned long long)text_end);
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	reg->option = CODE_REGISTER_SFRAME;
+	reg->origin = origin;
+	reg->text_start = text_start;
+	reg->text_end = text_end;
+	reg->text_vma_ident = vma && !sp->maps_cached ? vma->ident : 0;
+	err = emu_attach_sframe(p, sp, reg, sframe_start, sframe_end, res);
+	if (!err)
+		err = emu_registry_check_insert(sp->registry, text_start, text_end, EMU_ASPECT_UNWIND,
+						origin, v);
+	return emu_stage_register(sp, reg, err, res);
+}
+
+/* sframe_remove_section(): every text range registered with @sframe_start. */
+static int sframe_remove(const struct emu_space *sp, uint64_t sframe_start,
+			 struct emu_call_result *res)
+{
+	if (!emu_registry_has_sframe(sp->registry, sframe_start))
+		return emu_reject(&res->verdict, EMU_R_SETUP_UNREG_UNKNOWN,
+				  "no registration with sframe_start 0x%llx",
+				  (unsigned long long)sframe_start);
+	res->unregister = true;
+	res->unregister_key = sframe_start;
+	return 0;
+}
+
+/* [@start, @start + @size) as an end: EINVAL when empty or wrapping. */
+static int length_end(uint64_t start, uint64_t size, const char *what, uint64_t *end,
+		      struct emu_verdict *v)
+{
+	if (!size || start + size < start)
+		return emu_reject(v, EMU_R_SETUP_RANGE, "%s 0x%llx + %llu %s", what,
+				  (unsigned long long)start, (unsigned long long)size,
+				  size ? "wraps" : "is empty");
+	*end = start + size;
+	return 0;
+}
+
+/* The struct's size is its version (no copy_struct_from_user()), then the copy. */
+static int read_setup(const struct emu_space *sp, uint64_t addr, uint64_t size,
+		      struct emu_call_result *res)
+{
+	if (size != SFRAME_SETUP_SIZE_VER0)
+		return emu_reject(&res->verdict, EMU_R_SETUP_SIZE, "size %llu, not %d",
+				  (unsigned long long)size, SFRAME_SETUP_SIZE_VER0);
+	if (emu_read(sp->mem, addr, &res->args.setup, sizeof(res->args.setup)))
+		return emu_reject(&res->verdict, EMU_R_SETUP_FAULT,
+				  "struct sframe_setup at 0x%llx unreadable", (unsigned long long)addr);
+	res->have_args = true;
+	return 0;
+}
+
+static int sframe_register_call(const struct emu_policy *p, const struct emu_space *sp,
+				const uint64_t *arg, struct emu_call_result *res)
+{
+	const struct sframe_setup *s = &res->args.setup;
+	uint64_t sframe_end = 0, text_end = 0;
+	int err;
+
+	err = read_setup(sp, arg[0], arg[1], res);
+	if (!err)
+		err = length_end(s->sframe_start, s->sframe_size, "sframe", &sframe_end, &res->verdict);
+	if (!err)
+		err = length_end(s->text_start, s->text_size, "text", &text_end, &res->verdict);
+	if (err)
+		return err;
+	return sframe_add(p, sp, s->sframe_start, sframe_end, s->text_start, text_end,
+			  EMU_ORIGIN_SFRAME_REGISTER, res);
+}
+
+static int sframe_unregister_call(const struct emu_space *sp, const uint64_t *arg,
+				  struct emu_call_result *res)
+{
+	const struct sframe_setup *s = &res->args.setup;
+	int err = read_setup(sp, arg[0], arg[1], res);
+
+	if (err)
+		return err;
+	if (s->sframe_size || s->text_start || s->text_size)
+		return emu_reject(&res->verdict, EMU_R_SETUP_UNREG_FIELDS,
+				  "sframe_size %llu, text_start 0x%llx, text_size %llu (must be 0)",
+				  (unsigned long long)s->sframe_size, (unsigned long long)s->text_start,
+				  (unsigned long long)s->text_size);
+	return sframe_remove(sp, s->sframe_start, res);
+}
+
+/* prctl(option, arg2, arg3, arg4, arg5): option is an int. */
+static int prctl_call(const struct emu_policy *p, const struct emu_space *sp, const uint64_t *arg,
+		      struct emu_call_result *res)
+{
+	int option = (int)arg[0];
+
+	if (option == PR_ADD_SFRAME)
+		return sframe_add(p, sp, arg[1], arg[2], arg[3], arg[4], EMU_ORIGIN_PRCTL, res);
+	if (option != PR_REMOVE_SFRAME)
+		return emu_reject(&res->verdict, EMU_R_PRCTL_OPTION, "prctl option %d", option);
+	if (arg[2] || arg[3] || arg[4])
+		return emu_reject(&res->verdict, EMU_R_PRCTL_ARGS,
+				  "PR_REMOVE_SFRAME with arg3 0x%llx, arg4 0x%llx, arg5 0x%llx "
+				  "(must be 0)", (unsigned long long)arg[2],
+				  (unsigned long long)arg[3], (unsigned long long)arg[4]);
+	return sframe_remove(sp, arg[1], res);
+}
+
+/* stacktrace_setup(int op, addr, len, text, len): lengths; unregister ignores the rest. */
+static int stacktrace_setup_call(const struct emu_policy *p, const struct emu_space *sp,
+				 const uint64_t *arg, struct emu_call_result *res)
+{
+	int op = (int)arg[0];
+	uint64_t sframe_end = 0, text_end = 0;
+	int err;
+
+	if (op == STACKTRACE_UNREGISTER_SFRAME)
+		return sframe_remove(sp, arg[1], res);
+	if (op != STACKTRACE_REGISTER_SFRAME)
+		return emu_reject(&res->verdict, EMU_R_STACKTRACE_OP, "op %d (1 or 2)", op);
+	err = length_end(arg[1], arg[2], "sframe", &sframe_end, &res->verdict);
+	if (!err)
+		err = length_end(arg[3], arg[4], "text", &text_end, &res->verdict);
+	if (err)
+		return err;
+	return sframe_add(p, sp, arg[1], sframe_end, arg[3], text_end, EMU_ORIGIN_STACKTRACE_SETUP,
+			  res);
+}
+
+/*
+ * The shared validation words these two rules with EINVAL; v16 gives them
+ * EFAULT (kernel-2026.md, "Per-FDE checks" and "Per-FRE checks").
+ */
+static int kernel_errno(struct emu_verdict *v, int err)
+{
+	if (v->rule == EMU_R_SF_FDE_TEXT)
+		v->rule = EMU_R_SETUP_FDE_TEXT;
+	else if (v->rule == EMU_R_SF_FDE_FRES)
+		v->rule = EMU_R_SETUP_FDE_FRES;
+	else
+		return err;
+	return -emu_rule_errno(v->rule);
+}
+
+static int prepare(const struct emu_policy *p, const struct emu_space *sp,
+		   const struct emu_kcall *kc, struct emu_call_result *res)
+{
+	*res = (struct emu_call_result){ .entry = kc->entry };
+	emu_verdict_init(&res->verdict);
+	switch (kc->entry) {
+	case EMU_ENTRY_SFRAME_REGISTER:
+		return sframe_register_call(p, sp, kc->arg, res);
+	case EMU_ENTRY_SFRAME_UNREGISTER:
+		return sframe_unregister_call(sp, kc->arg, res);
+	case EMU_ENTRY_PRCTL:
+		return prctl_call(p, sp, kc->arg, res);
+	case EMU_ENTRY_STACKTRACE_SETUP:
+		return stacktrace_setup_call(p, sp, kc->arg, res);
+	default:
+		return emu_reject(&res->verdict, EMU_R_OPTION, "entry point %d is not a kernel "
+				  "proposal", (int)kc->entry);
+	}
+}
+
+int emu_kcall_prepare(const struct emu_policy *p, const struct emu_space *sp,
+		      const struct emu_kcall *kc, struct emu_call_result *res)
+{
+	int err = prepare(p, sp, kc, res);
+
+	return emu_answer(&res->verdict, kernel_errno(&res->verdict, err));
+}
+
+int emu_kcall(const struct emu_policy *p, const struct emu_space *sp, const struct emu_kcall *kc,
+	      struct emu_call_result *res)
+{
+	int err = emu_kcall_prepare(p, sp, kc, res);
+
+	if (!err)
+		err = emu_codectl_commit(sp, res);
+	emu_codectl_discard(res);
+	return err;
+}
