@@ -212,8 +212,9 @@ E2E_PROG := $(O)/tests/e2e-prog
 E2E_PROG_V1 := $(O)/tests/e2e-prog-v1
 SFRAME_V1_COPY := $(O)/tests/sframe-v1-copy
 SAMPLE_PROG := $(O)/tests/sample-prog
+KERNEL_PROG := $(O)/tests/kernel-prog
 E2E_SRC := tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/test_restart.c \
-	tests/e2e/run_helper.c
+	tests/e2e/test_kernel.c tests/e2e/run_helper.c
 E2E_BIN := $(O)/tests/e2e-tests
 
 # Live-stack unwinder tests, compiled with .sframe at -O0 and -O2.
@@ -242,7 +243,7 @@ MAN_PAGES := $(MAN_SRC:docs/%.md=$(B)/man/%)
 
 ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
 	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(VERDICT_BINS) $(ABI_BIN) $(E2E_PROG) \
-	$(E2E_PROG_V1) $(SAMPLE_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+	$(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 .PHONY: all
 all: $(ALL_BINS) $(MAN_PAGES)
@@ -338,6 +339,13 @@ $(SAMPLE_PROG): tests/e2e/sample_prog.c
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) $(DEPFLAGS) \
 		-Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) -lpthread
 
+# The tracee of the kernel interfaces' end-to-end tests: include/ and the SFrame writer.
+$(KERNEL_PROG): tests/e2e/kernel_prog.c tests/lib/sframe_writer.c tests/lib/sframe_writer.h \
+		tests/lib/self_sframe.h $(PUBLIC_HDRS)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe \
+		$(filter %.c,$^) -o $@ $(PROG_LDFLAGS) -lpthread
+
 # e2e-prog with its .sframe written again as SFrame v1, whatever the assembler emits.
 $(SFRAME_V1_COPY): $(O)/obj/tests/e2e/sframe_v1_copy.o $(TESTLIB_OBJ) $(LIBEMU)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lelf
@@ -348,7 +356,7 @@ $(E2E_BIN): $(E2E_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DE2E_PROG='"$(abspath $(E2E_PROG))"' -DE2E_PROG_V1='"$(abspath $(E2E_PROG_V1))"' \
-		-DSAMPLE_PROG='"$(abspath $(SAMPLE_PROG))"' \
+		-DSAMPLE_PROG='"$(abspath $(SAMPLE_PROG))"' -DKERNEL_PROG='"$(abspath $(KERNEL_PROG))"' \
 		$(DRIVER_CFLAGS) $(E2E_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson
 
 $(O)/obj/tests/%.o: ALL_CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"' \
@@ -423,7 +431,8 @@ test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 check-arch: $(SUPERVISOR_OBJ) $(RUN_OBJ)
 	@echo "  ARCH    tests/arch/layers"
 	@tests/arch/check-arch.sh $(abspath $(O)/obj)
-test-e2e: $(E2E_BIN) $(E2E_PROG) $(E2E_PROG_V1) $(SAMPLE_PROG) $(CODECTL_RUN) $(AUDIT_SO)
+test-e2e: $(E2E_BIN) $(E2E_PROG) $(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(CODECTL_RUN) \
+		$(AUDIT_SO)
 	$(call run_test,$(E2E_BIN) --jobs 2)
 test-loader: $(LOADER_BIN) $(LOADER_PROGS) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(LOADER_BIN) --jobs 2)

@@ -2,6 +2,7 @@
 /* --trace lines: the call's decoded arguments and its answer, as strace prints calls. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/stacktrace_setup.h>
@@ -234,17 +235,25 @@ static void put_setup(struct out *o, const struct emu_kcall *kc,
 	    (unsigned long long)s->text_size, (unsigned long long)kc->arg[1]);
 }
 
-/* Five scalar arguments after @name; the section's info after the second. */
+/*
+ * Five scalar arguments after @name (the prctl: addresses; stacktrace_setup's
+ * register op: address, length, address, length); the section's info after
+ * the second.
+ */
 static void put_scalars(struct out *o, const char *name, const struct emu_kcall *kc,
-			const struct emu_call_result *res)
+			const struct emu_call_result *res, bool lengths)
 {
+	const char *len_fmt = lengths ? ", %llu" : ", %#llx";
+
 	if (name)
 		put(o, "%s", name);
 	else
 		put(o, "%d", (int)kc->arg[0]);
-	put(o, ", %#llx, %#llx", (unsigned long long)kc->arg[1], (unsigned long long)kc->arg[2]);
+	put(o, ", %#llx", (unsigned long long)kc->arg[1]);
+	put(o, len_fmt, (unsigned long long)kc->arg[2]);
 	put_section_info(o, res);
-	put(o, ", %#llx, %#llx", (unsigned long long)kc->arg[3], (unsigned long long)kc->arg[4]);
+	put(o, ", %#llx", (unsigned long long)kc->arg[3]);
+	put(o, len_fmt, (unsigned long long)kc->arg[4]);
 }
 
 static const char *prctl_name(int option)
@@ -271,9 +280,10 @@ size_t trace_kcall_format(char *buf, size_t len, pid_t tid, const struct emu_kca
 	if (kc->entry == EMU_ENTRY_SFRAME_REGISTER || kc->entry == EMU_ENTRY_SFRAME_UNREGISTER)
 		put_setup(&o, kc, res);
 	else if (kc->entry == EMU_ENTRY_PRCTL)
-		put_scalars(&o, prctl_name((int)kc->arg[0]), kc, res);
+		put_scalars(&o, prctl_name((int)kc->arg[0]), kc, res, false);
 	else
-		put_scalars(&o, stacktrace_op_name((int)kc->arg[0]), kc, res);
+		put_scalars(&o, stacktrace_op_name((int)kc->arg[0]), kc, res,
+			    (int)kc->arg[0] == STACKTRACE_REGISTER_SFRAME);
 	put(&o, ") = ");
 	if (err)
 		put(&o, "-1 %s (%s)", errno_name(-err), res->verdict.reason);

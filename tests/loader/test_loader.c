@@ -293,6 +293,104 @@ Test(loader, no_loader_module)
 }
 
 /* Output and exit status of @prog ARG run natively, stdout and stderr together. */
+static char *run_native(const char *prog, const char *arg, int *status);
+
+/*
+ * With sframe_register or the prctl there is no identity: an object with a
+ * .sframe gets one unwind entry per executable segment, made by @origin
+ * (the program's: "exec"), one without gets none. Returns how many.
+ */
+static int check_object_kernel(const struct lines *snap, const char *path, uint64_t bias,
+			       const char *origin)
+{
+	struct object_expect e;
+	char aspects[64], unwind[128];
+	const char *line;
+
+	cr_assert_eq(readelf_expect(path, bias, &e), 0, "readelf %s", path);
+	snprintf(aspects, sizeof(aspects), "%s unwind", origin);
+	snprintf(unwind, sizeof(unwind), " sframe=%#lx-%#lx ", (unsigned long)e.sframe_start,
+		 (unsigned long)e.sframe_end);
+	for (int i = 0; i < e.ntext; i++) {
+		line = find_entry(snap, e.text_start[i], e.text_end[i], aspects);
+		cr_assert_eq(!!line, e.has_sframe, "%s: text %#lx: '%s'", path,
+			     (unsigned long)e.text_start[i], aspects);
+		cr_assert(!line || strstr(line, unwind), "%s: '%s'", line, unwind);
+	}
+	return e.has_sframe ? e.ntext : 0;
+}
+
+/*
+ * --loader-abi sframe_register|prctl: the module registers every object's
+ * section through that call, per executable segment (the program's section
+ * the kernel registered at exec: EEXIST), and at dlclose removes the object
+ * by its sframe_start, one call for all its segments.
+ */
+static void check_kernel_abi(const char *abi, const char *origin, const char *reg,
+			     const char *unreg)
+{
+	const struct summary_row *row;
+	struct lines snap, after;
+	const char *p;
+	struct run r;
+	int want = 0;
+
+	RUN(&r, "--loader-abi", abi, "--registry-dump", "--trace", "--", LOADER_PROG, "--map", "20");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	row = run_first_row(&r);
+	cr_assert(row);
+	cr_assert_eq(snapshot(r.log, row->pid, 0, &snap), snapshot(r.log, row->pid, 1, &after));
+	for (p = r.out; *p;) {
+		char *line = next_line(&p), path[4096];
+		unsigned long bias;
+
+		if (sscanf(line, "map %4095s %lx", path, &bias) == 2)
+			want += check_object_kernel(&snap, path, bias,
+						    !strcmp(path, LOADER_PROG) ? "exec" : origin);
+		free(line);
+	}
+	/* the program, liba, libb's two segments: libnosf, libc, ld.so and the vDSO have none */
+	cr_assert_eq(want, 4);
+	cr_assert_eq(snap.n, want, "%s", r.log);
+	for (int i = 0; i < snap.n; i++)
+		cr_assert_str_eq(after.v[i], snap.v[i]);
+	cr_assert_eq(count_between_markers(r.log, reg), 20);
+	cr_assert_eq(count_between_markers(r.log, unreg), 20);
+	cr_assert_null(strstr(r.log, "CODE_REGISTER"), "%s", r.log);
+	lines_free(&snap);
+	lines_free(&after);
+	run_free(&r);
+}
+
+Test(loader, loader_abi_sframe_register)
+{
+	check_kernel_abi("sframe_register", "sframe_register", "] sframe_register({",
+			 "] sframe_unregister({");
+}
+
+Test(loader, loader_abi_prctl)
+{
+	check_kernel_abi("prctl", "prctl", "] prctl(PR_ADD_SFRAME,", "] prctl(PR_REMOVE_SFRAME,");
+}
+
+/* CODECTL_AUDIT_ABI without codectl-run: ENOSYS (sframe_register) or EINVAL (prctl), and nothing changes. */
+Test(loader, natively_every_abi_changes_nothing)
+{
+	static const char *const abis[] = { "sframe_register", "prctl" };
+	char *out;
+	int status;
+
+	setenv("LD_AUDIT", AUDIT_SO, 1);
+	for (int i = 0; i < 2; i++) {
+		setenv("CODECTL_AUDIT_ABI", abis[i], 1);
+		out = run_native(LOADER_PROG, "200", &status);
+		cr_assert_eq(status, 0);
+		cr_assert_str_eq(out, "work: 99 7 86\ndlopen loop: 200 rounds, sum 39900\n");
+		free(out);
+	}
+}
+
+/* Output and exit status of @prog ARG run natively, stdout and stderr together. */
 static char *run_native(const char *prog, const char *arg, int *status)
 {
 	char path[PATH_MAX], *out;

@@ -4,6 +4,7 @@
  * RA - 1 caller lookup (and RA in the strict profile), every stop reason.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fake_space.h"
@@ -482,4 +483,120 @@ Test(unwind, signal_frame_after_the_frame_pointer_fallback)
 	opts.signal_frames = true;
 	walk(FAKE_TEXT_B + 20, slot(2), slot(14));
 	expect_frames(ips, src, 4);
+}
+
+/* ---- kernel profiles: the lookup reads the section as it is in the process ---- */
+
+static const struct emu_registration *chain_registration(void)
+{
+	return emu_registry_find_unwind(fs.registry, FAKE_TEXT_A);
+}
+
+/* The section's bytes in the fake tracee (not the registered copy). */
+static uint8_t *tracee_section(void)
+{
+	return fs.data + (chain_registration()->sframe_start - FAKE_DATA);
+}
+
+/* "; changed since registration at +OFF: OLD -> NEW", 4 bytes from @off, as the log says it. */
+static void change_text(char *buf, size_t len, size_t off)
+{
+	const uint8_t *was = chain_registration()->sframe->data + off, *now = tracee_section() + off;
+
+	snprintf(buf, len, "; changed since registration at +0x%zx: %02x%02x%02x%02x -> "
+		 "%02x%02x%02x%02x", off, was[0], was[1], was[2], was[3], now[0], now[1], now[2],
+		 now[3]);
+}
+
+Test(unwind, v16_removes_a_registration_broken_since)
+{
+	const uint64_t ips[] = { FAKE_TEXT_A + 20, FAKE_TEXT_A + 74, FAKE_TEXT_A + 138,
+				 FAKE_TEXT_A + 202, FAKE_TEXT_A + 0x210 };
+	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_FP, EMU_SRC_FP, EMU_SRC_FP, EMU_SRC_FP };
+	struct emu_sframe_fde fde;
+	char want[EMU_REASON_MAX], change[96];
+
+	build_fp_chain(3);
+	opts.profile = EMU_PROFILE_V16;
+	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
+	cr_assert_eq(res.nframes, 5);
+	cr_assert_eq(res.nremovals, 0);
+	cr_assert_eq(emu_sframe_fde_at(chain_registration()->sframe, 0, &fde), 0);
+	/* FRE 0 of f0 gets data-word size 3 in the process; the copy is intact */
+	tracee_section()[fde.fres_pos + 1] = 0x63;
+	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
+	/* that frame falls back to FP; the rest of the walk goes on without the registration */
+	expect_frames(ips, src, 5);
+	cr_assert_eq(res.stop, EMU_STOP_RA_ZERO);
+	cr_assert_eq(res.nremovals, 1);
+	cr_assert_eq(res.removals[0].sframe_start, chain_registration()->sframe_start);
+	cr_assert_eq(res.removals[0].text_start, FAKE_TEXT_A);
+	cr_assert_eq(res.removals[0].rule, EMU_R_SF_FRE_OFFSET_SIZE);
+	change_text(change, sizeof(change), fde.fres_pos + 1);
+	snprintf(want, sizeof(want), "FDE 0: FRE 0: invalid offset size (info 0x63)%s", change);
+	cr_assert_str_eq(res.removals[0].reason, want);
+	/* the emulator profile reads the copy validated at registration */
+	opts.profile = EMU_PROFILE_EMULATOR;
+	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
+	cr_assert_eq(res.nremovals, 0);
+	cr_assert_eq(frames[1].source, EMU_SRC_SFRAME);
+	opts.profile = EMU_PROFILE_EMULATOR;
+}
+
+/* A function moved outside the text: v16 removes it; v13 (EINVAL there) only falls back. */
+Test(unwind, v13_keeps_a_registration_whose_function_left_the_text)
+{
+	int64_t start;
+	size_t at;
+
+	build_fp_chain(3);
+	at = chain_registration()->sframe->fdes_pos;
+	memcpy(&start, tracee_section() + at, 8);
+	start -= 0x10000;
+	memcpy(tracee_section() + at, &start, 8);
+	opts.profile = EMU_PROFILE_V13;
+	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
+	cr_assert(res.corrupt);
+	cr_assert_eq(res.nremovals, 0);
+	cr_assert_eq(frames[1].source, EMU_SRC_FP);
+	opts.profile = EMU_PROFILE_V16;
+	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
+	cr_assert_eq(res.nremovals, 1);
+	cr_assert_eq(res.removals[0].rule, EMU_R_SF_FDE_TEXT);
+	opts.profile = EMU_PROFILE_EMULATOR;
+}
+
+/* Memory of the fake tracee, except [@start, @end), which no longer reads. */
+struct holed {
+	const struct emu_accessor *inner;
+	uint64_t start, end;
+};
+
+static int holed_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct holed *h = ctx;
+
+	if (addr < h->end && addr + len > h->start)
+		return -EFAULT;
+	return h->inner->read(h->inner->ctx, addr, buf, len);
+}
+
+Test(unwind, v16_removes_a_section_no_longer_readable)
+{
+	struct holed h = { .inner = &fs.mem };
+	struct emu_accessor mem = { .read = holed_read, .ctx = &h };
+	struct emu_regs regs = { .ip = FAKE_TEXT_A + 20, .sp = slot(4), .fp = slot(14) };
+	char want[EMU_REASON_MAX];
+
+	build_fp_chain(3);
+	h.start = chain_registration()->sframe_start;
+	h.end = chain_registration()->sframe_end;
+	opts.profile = EMU_PROFILE_V16;
+	cr_assert_eq(emu_unwind(fs.registry, &mem, &regs, &opts, frames, &res), 0);
+	cr_assert_eq(res.nremovals, 1);
+	cr_assert_eq(res.removals[0].rule, EMU_R_SFRAME_FAULT);
+	snprintf(want, sizeof(want), "section 0x%llx..+%llu unreadable now",
+		 (unsigned long long)h.start, (unsigned long long)(h.end - h.start));
+	cr_assert_str_eq(res.removals[0].reason, want);
+	opts.profile = EMU_PROFILE_EMULATOR;
 }
