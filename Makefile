@@ -561,7 +561,8 @@ $(B)/man/%: docs/%.md
 		lowdown -s -Tman -M title=$${n%.*} -M section=$${n##*.} \
 			-M source=codectl-emu -M volume="codectl-emu" -o $@ -
 
-INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h
+INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h \
+	include/sframe_register.h include/stacktrace_setup.h
 INSTALL_UAPI_HDRS := $(wildcard include/linux/*.h)
 DOC_FILES := README.md docs/loader-integration.md docs/jit-integration.md
 PC_FILE := $(B)/codectl-emu.pc
