@@ -219,6 +219,7 @@ static void finish_sampling(struct run *r)
 		.registrations = { t.accepted, t.rejected, t.unregistered, t.exec_registered,
 				   t.stale },
 		.exit_status = program_status(r),
+		.exited_holding = tracees_exited_holding(&r->trace.tree),
 		.log = &r->log,
 	};
 

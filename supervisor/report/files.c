@@ -213,15 +213,16 @@ static json_t *run_json(const struct report *r)
 			 "max_frames", (int)o->max_frames);
 }
 
-/* codectl-run's own descriptors and memory as the report is written. */
-static json_t *usage_json(void)
+/* codectl-run's own descriptors, memory and per-process state as the report is written. */
+static json_t *usage_json(const struct report *r)
 {
 	struct self_usage u;
 
 	if (self_usage_read(&u))
 		return json_null();
-	return json_pack("{s:i,s:I,s:I}", "fds", (int)u.fds, "rss_kb", (json_int_t)u.rss_kb,
-			 "max_rss_kb", (json_int_t)u.max_rss_kb);
+	return json_pack("{s:i,s:I,s:I,s:i}", "fds", (int)u.fds, "rss_kb", (json_int_t)u.rss_kb,
+			 "max_rss_kb", (json_int_t)u.max_rss_kb,
+			 "exited_holding_state", (int)r->exited_holding);
 }
 
 static json_t *cost_json(struct sample_stats *st)
@@ -266,7 +267,7 @@ static int write_json(const struct report *r, FILE *f)
 	if (!root)
 		return -1;
 	json_object_set_new(root, "places", places_json(st));
-	json_object_set_new(root, "supervisor", usage_json());
+	json_object_set_new(root, "supervisor", usage_json(r));
 	if (st->stacks)
 		json_object_set(root, "stacks", st->stacks);
 	err = json_dumpf(root, f, JSON_INDENT(1)) ? -1 : 0;

@@ -34,6 +34,8 @@ struct report_registrations {
  * @wall_stops: wall-clock stops a second at most (the shed samples' note)
  * @registrations: for --json
  * @exit_status: the program's, for --json
+ * @exited_holding: exited processes whose sampling state is still held
+ *	(--json's "supervisor": 0 unless state leaks)
  */
 struct report {
 	struct sample_stats *stats;
@@ -43,6 +45,7 @@ struct report {
 	unsigned int wall_stops;
 	struct report_registrations registrations;
 	int exit_status;
+	unsigned int exited_holding;
 	struct log *log;
 };
 

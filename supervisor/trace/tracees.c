@@ -79,6 +79,21 @@ static void free_proc(const struct tracees *t, struct proc *p)
 	free(p);
 }
 
+unsigned int tracees_exited_holding(const struct tracees *t)
+{
+	unsigned int n = 0;
+
+	for (const struct proc *p = t->procs; p; p = p->next) {
+		for (int k = 0; k < TRACEES_KEYS && p->exited; k++) {
+			if (p->slot[k]) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
 struct thread *tracees_thread(const struct tracees *t, pid_t tid)
 {
 	struct thread key = { .tid = tid };

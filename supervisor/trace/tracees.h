@@ -168,6 +168,12 @@ void tracees_proc_clear(struct tracees *t, struct proc *p, int key);
  */
 void tracees_swap_slots(struct thread *a, struct thread *b);
 
+/**
+ * tracees_exited_holding() - how many exited processes still hold state in a
+ * slot (what other parts should have freed at the exit: 0 when they did)
+ */
+unsigned int tracees_exited_holding(const struct tracees *t);
+
 /** tracees_thread() - the thread @tid, or NULL. */
 struct thread *tracees_thread(const struct tracees *t, pid_t tid);
 

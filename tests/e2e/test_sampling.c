@@ -438,8 +438,11 @@ Test(sampling, a_thousand_wall_clock_sampled_threads_get_every_answer)
 	run_free(&r);
 }
 
-/* codectl-run's own descriptors and memory at the end of a run of @n short sampled children. */
-static void short_children(int n, json_int_t *fds, json_int_t *max_rss_kb)
+/*
+ * codectl-run's own descriptors at the end of a run of @n short sampled
+ * children, and how many of them still hold per-process state.
+ */
+static void short_children(int n, json_int_t *fds, json_int_t *holding)
 {
 	char jbuf[256], nbuf[16], want[64];
 	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
@@ -455,29 +458,32 @@ static void short_children(int n, json_int_t *fds, json_int_t *max_rss_kb)
 	cr_assert_gt(count(j, "total"), 0);
 	u = json_object_get(j, "supervisor");
 	*fds = json_integer_value(json_object_get(u, "fds"));
-	*max_rss_kb = json_integer_value(json_object_get(u, "max_rss_kb"));
+	*holding = json_integer_value(json_object_get(u, "exited_holding_state"));
 	cr_assert_gt(*fds, 0);
-	cr_assert_gt(*max_rss_kb, 0);
 	json_decref(j);
 	run_free(&r);
 }
 
 /*
  * What is kept per sampled process (libunwind's and libdw's state, symbols,
- * code pages) goes when it exits: 600 short children leave codectl-run with
- * the descriptors and about the memory 50 left it with (before, each kept ~2
- * descriptors and ~0.2 MB).
+ * code pages) goes when it exits: none of 600 short children holds any at
+ * the end, and codectl-run has about the descriptors 50 left it with (before,
+ * all 600 held theirs, ~2 descriptors and ~0.2 MB each). The descriptors
+ * kept for the run (line tables per file, whichever files the kept examples
+ * name) vary by a few from run to run, so they are held to a bound far below
+ * one per child; memory is not compared (under ASan freed memory stays in
+ * quarantine).
  */
 Test(sampling, exited_processes_leave_no_state_behind)
 {
-	json_int_t fds_50, rss_50, fds_600, rss_600;
+	json_int_t fds_50, holding_50, fds_600, holding_600;
 
-	short_children(50, &fds_50, &rss_50);
-	short_children(600, &fds_600, &rss_600);
-	cr_assert_leq(fds_600, fds_50 + 8, "descriptors: %lld after 50 children, %lld after 600",
+	short_children(50, &fds_50, &holding_50);
+	short_children(600, &fds_600, &holding_600);
+	cr_assert_eq(holding_50, 0);
+	cr_assert_eq(holding_600, 0);
+	cr_assert_leq(fds_600, fds_50 + 32, "descriptors: %lld after 50 children, %lld after 600",
 		      (long long)fds_50, (long long)fds_600);
-	cr_assert_lt(rss_600, rss_50 + 32768, "max RSS: %lld KiB after 50, %lld KiB after 600",
-		     (long long)rss_50, (long long)rss_600);
 }
 
 /*
@@ -521,7 +527,8 @@ Test(sampling, a_call_stalled_on_its_memory_stalls_no_other_process)
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	cr_assert_str_eq(r.out, "uffd-stall: the other process made 2000 calls\n"
 				"uffd-stall: the stalled call answered 0\n");
-	cr_assert(strstr(r.log, "a codectl call has waited 5 s for 80 bytes of its memory at "),
+	cr_assert(strstr(r.log, "a codectl call has waited ") &&
+		  strstr(r.log, " for 80 bytes of its memory at "),
 		  "%s", r.log);
 	cr_assert(strstr(r.log, "only it waits"), "%s", r.log);
 	run_free(&r);
