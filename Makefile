@@ -213,8 +213,12 @@ E2E_PROG_V1 := $(O)/tests/e2e-prog-v1
 SFRAME_V1_COPY := $(O)/tests/sframe-v1-copy
 SAMPLE_PROG := $(O)/tests/sample-prog
 KERNEL_PROG := $(O)/tests/kernel-prog
+# The security tests: a library stripped of its debug info (beside it:
+# LIB.debug, which its .gnu_debuglink names) and a program that dlopens it.
+SECURITY_LIB := $(O)/tests/security/libsecurity-test.so
+SECURITY_PROG := $(O)/tests/security-prog
 E2E_SRC := tests/e2e/test_e2e.c tests/e2e/test_sampling.c tests/e2e/test_restart.c \
-	tests/e2e/test_kernel.c tests/e2e/run_helper.c
+	tests/e2e/test_kernel.c tests/e2e/test_security.c tests/e2e/run_helper.c
 E2E_BIN := $(O)/tests/e2e-tests
 
 # Live-stack unwinder tests, compiled with .sframe at -O0 and -O2.
@@ -243,7 +247,8 @@ MAN_PAGES := $(MAN_SRC:docs/%.md=$(B)/man/%)
 
 ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
 	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(VERDICT_BINS) $(ABI_BIN) $(E2E_PROG) \
-	$(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(E2E_BIN) $(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+	$(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(SECURITY_LIB) $(SECURITY_PROG) $(E2E_BIN) \
+	$(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
 .PHONY: all
 all: $(ALL_BINS) $(MAN_PAGES)
@@ -346,6 +351,17 @@ $(KERNEL_PROG): tests/e2e/kernel_prog.c tests/lib/sframe_writer.c tests/lib/sfra
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe \
 		$(filter %.c,$^) -o $@ $(PROG_LDFLAGS) -lpthread
 
+# Debug info split off as objcopy(1) describes for --add-gnu-debuglink.
+$(SECURITY_LIB): tests/e2e/security_lib.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -g -fPIC -shared $< -o $@.full $(PROG_LDFLAGS) && \
+		objcopy --only-keep-debug $@.full $@.debug && \
+		objcopy --strip-debug --add-gnu-debuglink=$@.debug $@.full $@ && rm $@.full
+
+$(SECURITY_PROG): tests/e2e/security_prog.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -D_GNU_SOURCE $(PROG_CFLAGS) $(DEPFLAGS) $< -o $@ $(PROG_LDFLAGS) -ldl
+
 # e2e-prog with its .sframe written again as SFrame v1, whatever the assembler emits.
 $(SFRAME_V1_COPY): $(O)/obj/tests/e2e/sframe_v1_copy.o $(TESTLIB_OBJ) $(LIBEMU)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lelf
@@ -357,6 +373,7 @@ $(E2E_BIN): $(E2E_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DE2E_PROG='"$(abspath $(E2E_PROG))"' -DE2E_PROG_V1='"$(abspath $(E2E_PROG_V1))"' \
 		-DSAMPLE_PROG='"$(abspath $(SAMPLE_PROG))"' -DKERNEL_PROG='"$(abspath $(KERNEL_PROG))"' \
+		-DSECURITY_LIB='"$(abspath $(SECURITY_LIB))"' -DSECURITY_PROG='"$(abspath $(SECURITY_PROG))"' \
 		$(DRIVER_CFLAGS) $(E2E_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson
 
 $(O)/obj/tests/%.o: ALL_CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"' \
@@ -431,8 +448,8 @@ test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 check-arch: $(SUPERVISOR_OBJ) $(RUN_OBJ)
 	@echo "  ARCH    tests/arch/layers"
 	@tests/arch/check-arch.sh $(abspath $(O)/obj)
-test-e2e: $(E2E_BIN) $(E2E_PROG) $(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(CODECTL_RUN) \
-		$(AUDIT_SO)
+test-e2e: $(E2E_BIN) $(E2E_PROG) $(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(SECURITY_LIB) \
+		$(SECURITY_PROG) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(E2E_BIN) --jobs 2)
 test-loader: $(LOADER_BIN) $(LOADER_PROGS) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(LOADER_BIN) --jobs 2)

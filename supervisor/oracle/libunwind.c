@@ -11,6 +11,10 @@
  * pointer (passing anything else ends every walk after one frame). A context
  * starts with a magic word; a UPT_info starts with the pid (pid_t, first
  * member in every libunwind release), checked once when it is opened.
+ *
+ * _UPT_find_proc_info opens the file mapped at an address itself (by its
+ * /proc/PID/maps path): the path is checked first (mapped_files.h), and the
+ * call runs with the process's credentials (codectl-run(1), SECURITY).
  */
 #include <errno.h>
 #include <libunwind-ptrace.h>
@@ -20,7 +24,9 @@
 #include <unistd.h>
 
 #include "emu/unwind.h"
+#include "mapped_files.h"
 #include "oracle.h"
+#include "supervisor/core/as_tracee.h"
 
 /*
  * Why libunwind cannot check frames past the first JIT frame
@@ -51,11 +57,16 @@
  *	mappings change)
  * @upt: _UPT_create(@pid): the argument every _UPT_* callback gets, and
  *	the ELF image cache it keeps
+ * @files: which mapped files _UPT_find_proc_info may open
+ * @who: the process they are opened for, with its credentials (its
+ *	modules': read once per sample for both)
  */
 struct ref_unwinder {
 	void *as;
 	void *upt;
 	pid_t pid;
+	struct mapped_files files;
+	struct as_tracee_id *who;
 };
 
 #define REF_CTX_MAGIC 0xffffffffc0dec7c7ull	/* its low half is no pid */
@@ -64,6 +75,7 @@ struct ref_ctx {
 	uint64_t magic;
 	const struct oracle_input *in;
 	void *upt;
+	struct ref_unwinder *r;
 };
 
 static int read_word(void *arg, unw_word_t addr, unw_word_t *val)
@@ -117,19 +129,45 @@ static bool in_jit(const struct emu_registry *registry, uint64_t ip)
 	return registry && emu_registry_find_jit(registry, ip);
 }
 
+/* An address no mapping can hold: above the [vsyscall] page. */
+#define NO_MAPPING (~(unw_word_t)0)
+
+/*
+ * An address whose file libunwind may not open (or with no file: anonymous
+ * memory, the vDSO) must still leave libunwind-ptrace as its own failed
+ * lookup there would: without the ELF image and unwind table it keeps.
+ * libunwind 1.6.2 can keep a wrong table after a lookup in a file's data
+ * mapping, with a range that holds the file's code, until a lookup outside
+ * it (tests/verdict/test_drap_nofde.c walks into that). A lookup where no
+ * mapping can be drops them, and opens no file.
+ */
+static int refuse(struct ref_ctx *c, unw_addr_space_t as, unw_proc_info_t *pi)
+{
+	_UPT_find_proc_info(as, NO_MAPPING, pi, 0, c->upt);
+	return -UNW_ENOINFO;
+}
+
 /*
  * JIT code has no file: _UPT_find_proc_info would look for one in
  * /proc/PID/maps and, failing, drop the ELF image it keeps (the next lookup
- * maps the file again). libunwind goes on with its frame-chain guess.
+ * maps the file again). libunwind goes on with its frame-chain guess, as it
+ * does where the file it would open is refused (a FIFO, a file the process
+ * could not open itself), or when its credentials cannot be taken.
  */
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need,
 			  void *arg)
 {
 	struct ref_ctx *c = arg;
+	struct as_tracee creds;
+	int ret;
 
 	if (in_jit(c->in->registry, ip))
 		return -UNW_ENOINFO;
-	return _UPT_find_proc_info(as, ip, pi, need, c->upt);
+	if (mapped_files_check(&c->r->files, c->r->who, ip) || as_tracee_enter(&creds, c->r->who))
+		return refuse(c, as, pi);
+	ret = _UPT_find_proc_info(as, ip, pi, need, c->upt);
+	as_tracee_leave(&creds);
+	return ret;
 }
 
 static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -179,6 +217,7 @@ static void close_state(void *state)
 		unw_destroy_addr_space(r->as);
 	if (r->upt)
 		_UPT_destroy(r->upt);
+	mapped_files_free(&r->files);
 	free(r);
 }
 
@@ -191,10 +230,11 @@ static int open_state(void **state, pid_t pid, struct modules *mods)
 	struct ref_unwinder *r = calloc(1, sizeof(*r));
 	pid_t first;
 
-	(void)mods;
 	if (!r)
 		return -ENOMEM;
 	r->pid = pid;
+	mapped_files_init(&r->files, pid);
+	r->who = &mods->who;
 	r->upt = _UPT_create(pid);
 	if (!r->upt) {
 		close_state(r);
@@ -239,11 +279,12 @@ static void mappings_changed(void *state)
 
 	if (!fresh_state(r))
 		unw_flush_cache(r->as, 0, 0);
+	mapped_files_forget(&r->files);
 }
 
 static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, struct oracle_walk *w)
 {
-	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .in = in, .upt = r->upt };
+	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .in = in, .upt = r->upt, .r = r };
 	unw_cursor_t cur;
 	unw_word_t ip;
 	bool sig;
@@ -284,8 +325,10 @@ static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, stru
 static int walk(void *state, const struct oracle_input *in, struct oracle_walk *w)
 {
 	struct ref_unwinder *r = state;
-	int ret = walk_once(r, in, w);
+	int ret;
 
+	mapped_files_new_sample(&r->files);
+	ret = walk_once(r, in, w);
 	w->retries = 0;
 	if (w->n > 1 || w->max < 2 || in_jit(in->registry, in->regs[ORACLE_REGS - 1]))
 		return ret;

@@ -7,25 +7,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "module_files.h"
 #include "modules.h"
 
-static char *debuginfo_path;
-
+/* Every file through as_tracee_open() (module_files.h), none by libdwfl's own open(). */
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+	.find_elf = module_files_find_elf,
+	.find_debuginfo = module_files_find_debuginfo,
 };
 
 void modules_init(struct modules *m, pid_t pid)
 {
 	*m = (struct modules){ .pid = pid };
+	as_tracee_id_init(&m->who, pid);
 }
 
 void modules_free(struct modules *m)
 {
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
+	as_tracee_id_free(&m->who);
 	*m = (struct modules){ 0 };
 }
 
@@ -37,6 +38,7 @@ void modules_invalidate(struct modules *m)
 void modules_new_sample(struct modules *m)
 {
 	m->fresh = false;
+	as_tracee_id_new_sample(&m->who);
 }
 
 /*
@@ -74,6 +76,7 @@ Dwfl *modules_dwfl(struct modules *m)
 		dwfl_report_begin(m->dwfl);
 		if (dwfl_linux_proc_report(m->dwfl, m->pid) || dwfl_report_end(m->dwfl, NULL, NULL))
 			return NULL;
+		module_files_tag(m->dwfl, &m->who);
 		m->reported = true;
 		m->fresh = true;	/* until the next sample */
 	}

@@ -10,11 +10,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "supervisor/core/as_tracee.h"
+
 struct Dwfl;
 struct Dwfl_Module;
 
 /**
  * struct modules - a Dwfl of process @pid's modules, reported on first use
+ * @who: the process its files are opened for (as_tracee_open()); the
+ *	modules point to it: a struct modules stays where it was made
  * @reported: the Dwfl holds the current modules (until modules_invalidate())
  * @ever_reported: they were reported at least once (an exited process's
  *	last list is then kept)
@@ -24,6 +28,7 @@ struct Dwfl_Module;
 struct modules {
 	struct Dwfl *dwfl;
 	pid_t pid;
+	struct as_tracee_id who;
 	bool reported;
 	bool ever_reported;
 	bool fresh;

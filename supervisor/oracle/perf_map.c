@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* perf maps (/tmp/perf-PID.map): JIT function names, read from an untrusted file. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +8,14 @@
 #include <unistd.h>
 
 #include "perf_map.h"
+#include "supervisor/core/as_tracee.h"
 
 void perf_map_init(struct perf_map *m, pid_t pid, const char *path)
 {
 	int len;
 
 	*m = (struct perf_map){ .pid = pid, .max_bytes = PERF_MAP_MAX_BYTES };
+	as_tracee_id_init(&m->who, pid);
 	if (path)
 		len = snprintf(m->path, sizeof(m->path), "%s", path);
 	else
@@ -27,12 +28,14 @@ void perf_map_free(struct perf_map *m)
 {
 	free(m->v);
 	free(m->names);
+	as_tracee_id_free(&m->who);
 	*m = (struct perf_map){ 0 };
 }
 
 void perf_map_new_sample(struct perf_map *m)
 {
 	m->checked = false;
+	as_tracee_id_new_sample(&m->who);
 }
 
 static int hex_digit(char c)
@@ -283,7 +286,10 @@ static void forget(struct perf_map *m)
  * Look at the file again: read what was appended, or all of it when it is
  * another file, shorter, or rewritten (same size, new mtime). A file that is
  * gone or refused leaves the entries read so far (a program may remove its
- * map as it exits, before its last samples are symbolized).
+ * map as it exits, before its last samples are symbolized). It is opened as
+ * every file a tracee names (as_tracee_open(): a regular file, no link
+ * followed, with the program's credentials), then must be the program's
+ * own or ours.
  */
 static void refresh(struct perf_map *m)
 {
@@ -293,16 +299,20 @@ static void refresh(struct perf_map *m)
 	if (m->checked || !m->path[0])
 		return;
 	m->checked = true;
-	fd = open(m->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = as_tracee_open(&m->who, m->path);
 	if (fd < 0) {
-		if (errno == ELOOP)
+		if (fd == -ELOOP)
 			m->problem = "a symbolic link: not followed";
+		else if (fd == -EINVAL)
+			m->problem = "not a regular file: not read";
+		else if (fd == -EFBIG)
+			m->problem = "larger than 1 GiB: not read";
+		else if (fd == -EACCES || fd == -EPERM)
+			m->problem = "not readable by the program: not read";
 		return;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		m->problem = "not a regular file: not read";
+	if (fstat(fd, &st))
 		goto out;
-	}
 	if (!owner_ok(m, st.st_uid)) {
 		m->problem = "owned by a user other than the program's or ours: not read";
 		goto out;

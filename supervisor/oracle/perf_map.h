@@ -18,6 +18,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "supervisor/core/as_tracee.h"
+
 #define PERF_MAP_MAX_BYTES (64u << 20)	/* bytes of the file read at most */
 #define PERF_MAP_MAX_LINE 1024		/* longer lines are skipped */
 #define PERF_MAP_MAX_ENTRIES (1u << 20)	/* entries kept at most */
@@ -35,6 +37,7 @@ struct perf_map_entry {
  * struct perf_map - the perf map of one process
  * @path: the file (/tmp/perf-PID.map unless given)
  * @pid: the process, whose uids may own the file
+ * @who: the process the file is opened for (as_tracee_open())
  * @v, @n, @cap: entries sorted by start (then line), for binary search
  * @names, @names_len, @names_cap: the names, NUL-terminated, one buffer
  * @max_bytes: bytes of the file read at most (PERF_MAP_MAX_BYTES; tests lower it)
@@ -52,6 +55,7 @@ struct perf_map_entry {
 struct perf_map {
 	char path[64];
 	pid_t pid;
+	struct as_tracee_id who;
 	struct perf_map_entry *v;
 	size_t n;
 	size_t cap;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Test helper: run codectl-run with a log file and parse its summary. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "run_helper.h"
@@ -52,7 +54,34 @@ static void parse_rows(struct run *r)
 	}
 }
 
+/* Wait for @pid, killing it after @seconds (0: no limit). */
+static int wait_within(pid_t pid, unsigned int seconds, bool *timed_out)
+{
+	struct timespec tick = { .tv_nsec = 20 * 1000 * 1000 };
+	unsigned long ticks = 0;
+	int status = 0;
+
+	*timed_out = false;
+	while (seconds && waitpid(pid, &status, WNOHANG) == 0) {
+		if (++ticks < seconds * 50ul) {
+			nanosleep(&tick, NULL);
+			continue;
+		}
+		*timed_out = true;
+		kill(pid, SIGKILL);
+		break;
+	}
+	if (!seconds || *timed_out)
+		waitpid(pid, &status, 0);
+	return status;
+}
+
 void run_codectl(struct run *r, const char *const *argv)
+{
+	run_codectl_within(r, argv, 0);
+}
+
+void run_codectl_within(struct run *r, const char *const *argv, unsigned int seconds)
 {
 	char log[PATH_MAX], out[PATH_MAX];
 	const char *args[64] = { CODECTL_RUN, "-o", log };
@@ -70,7 +99,7 @@ void run_codectl(struct run *r, const char *const *argv)
 		execv(CODECTL_RUN, (char *const *)args);
 		_exit(120);
 	}
-	waitpid(pid, &status, 0);
+	status = wait_within(pid, seconds, &r->timed_out);
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	r->out = read_file(out);
 	r->log = read_file(log);

@@ -20,9 +20,11 @@ struct summary_row {
  * @status: codectl-run's exit status (or 128 + signal)
  * @out: what the program printed on stdout (malloc'd)
  * @log: codectl-run's log, the -o file (malloc'd)
+ * @timed_out: it was killed at run_codectl_within()'s limit (@status 137)
  */
 struct run {
 	int status;
+	bool timed_out;
 	char *out;
 	char *log;
 	struct summary_row rows[MAX_ROWS];
@@ -35,6 +37,13 @@ struct run {
  *	NULL-terminated. The log option is added in front.
  */
 void run_codectl(struct run *r, const char *const *argv);
+
+/**
+ * run_codectl_within() - run_codectl(), but kill codectl-run (SIGKILL, its
+ * status then 128 + 9 and @r->timed_out set) if it has not ended after
+ * @seconds
+ */
+void run_codectl_within(struct run *r, const char *const *argv, unsigned int seconds);
 
 /** run_free() - release what run_codectl() allocated. */
 void run_free(struct run *r);

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "supervisor/oracle/perf_map.h"
@@ -281,6 +285,73 @@ Test(perf_map, a_file_of_another_user_is_refused)
 	cr_assert_str_eq(at(&m, 0x1000, 0), "-");
 	cr_assert_eq(m.reads, 0);
 	cr_assert_str_eq(m.problem, "owned by a user other than the program's or ours: not read");
+	perf_map_free(&m);
+}
+
+/* A child running as nobody when we are root; else (not root) ourselves. */
+static pid_t child_as_nobody(void)
+{
+	pid_t pid, parent = getpid();
+	char c = 0;
+	int p[2];
+
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		c = setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) ? 'n' : 'y';
+		/* gone with the test, whatever it asserts (set after: new uids clear it) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		if (write(p[1], &c, 1) == 1)
+			pause();
+		_exit(0);
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &c, 1), 1);
+	close(p[0]);
+	cr_assert_eq(c, 'y');
+	return pid;
+}
+
+/*
+ * Opened with the program's credentials (as_tracee_open()): root's file,
+ * mode 0600, is not read for a program running as nobody, though it would
+ * pass the owner rule (ours). Without root: our own file, mode 0000.
+ */
+Test(perf_map, a_file_the_program_cannot_read_is_not_read)
+{
+	bool root = geteuid() == 0;
+	pid_t pid = root ? child_as_nobody() : getpid();
+	struct perf_map m;
+	int st;
+
+	write_file("m", "w", "1000 10 a\n");
+	cr_assert_eq(chmod(path_of("m"), root ? 0600 : 0), 0);
+	cr_assert_eq(chmod(dir, 0755), 0);
+	perf_map_init(&m, pid, path_of("m"));
+	cr_assert_str_eq(at(&m, 0x1000, 0), "-");
+	cr_assert_eq(m.reads, 0);
+	cr_assert_str_eq(m.problem, "not readable by the program: not read");
+	perf_map_free(&m);
+	if (root) {
+		kill(pid, SIGKILL);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+	}
+}
+
+Test(perf_map, a_file_over_1_gib_is_not_read)
+{
+	struct perf_map m;
+
+	write_file("m", "w", "1000 10 a\n");
+	cr_assert_eq(truncate(path_of("m"), (1ll << 30) + 1), 0);
+	perf_map_init(&m, getpid(), path_of("m"));
+	cr_assert_str_eq(at(&m, 0x1000, 0), "-");
+	cr_assert_eq(m.reads, 0);
+	cr_assert_str_eq(m.problem, "larger than 1 GiB: not read");
 	perf_map_free(&m);
 }
 
