@@ -378,7 +378,8 @@ $(E2E_BIN): $(E2E_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 
 $(O)/obj/tests/%.o: ALL_CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"' \
 	-DLIBSFRAME_API=$(LIBSFRAME_API)
-$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
+$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/nonblocking_open.o $(LIBSUPERVISOR) \
+		$(LIBEMU)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe $(SUPERVISOR_LIBS)
 
