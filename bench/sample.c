@@ -31,7 +31,7 @@
 #include "supervisor/oracle/plausible.h"
 #include "supervisor/sample/code_cache.h"
 #include "supervisor/sample/sample_mem.h"
-#include "supervisor/trace/procfs.h"
+#include "supervisor/core/procfs.h"
 #include "supervisor/trace/remote_mem.h"
 #include "tests/lib/self_sframe.h"
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "emu/emu.h"
-#include "supervisor/trace/procfs.h"
+#include "supervisor/core/procfs.h"
 #include "supervisor/trace/remote_mem.h"
 #include "tests/lib/self_sframe.h"
 

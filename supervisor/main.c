@@ -24,7 +24,7 @@
 #include "run.h"
 #include "supervisor/calls/summary.h"
 #include "supervisor/report/report.h"
-#include "supervisor/trace/procfs.h"
+#include "supervisor/core/procfs.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 

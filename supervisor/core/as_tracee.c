@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "as_tracee.h"
+#include "procfs.h"
 
 #define DAC_CAPS ((1ull << CAP_DAC_OVERRIDE) | (1ull << CAP_DAC_READ_SEARCH))
 #define MAX_GROUPS 65536	/* NGROUPS_MAX of Linux */
@@ -224,31 +225,6 @@ void as_tracee_id_new_sample(struct as_tracee_id *t)
 	t->fresh = false;
 }
 
-/* Field 22 of /proc/PID/stat; 0 when the process is gone. */
-static unsigned long long start_time(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the command name may hold spaces and parentheses */
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &t) != 1)
-		return 0;
-	return t;
-}
-
 /* @t's credentials as of this sample, or as last read once it is gone. */
 static int refresh(struct as_tracee_id *t)
 {
@@ -261,7 +237,7 @@ static int refresh(struct as_tracee_id *t)
 	if (as_tracee_creds_of(t->pid, &c))
 		return t->known ? 0 : -ESRCH;
 	/* read after: a process that took the pid before the status was read shows */
-	started = start_time(t->pid);
+	started = procfs_start_time(t->pid);
 	if (!started || (t->start_time && started != t->start_time)) {
 		as_tracee_creds_free(&c);
 		return t->known ? 0 : -ESRCH;

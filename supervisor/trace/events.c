@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "maps.h"
-#include "procfs.h"
+#include "supervisor/core/procfs.h"
 #include "trace.h"
 
 static void resume(pid_t tid, int sig)

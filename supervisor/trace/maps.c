@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* An address space's cached mappings, and the stale registrations they reveal. */
 #include "maps.h"
-#include "procfs.h"
+#include "supervisor/core/procfs.h"
 #include "supervisor/core/clock.h"
 
 bool maps_old(const struct proc *p)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Which process a thread belongs to, with or without ptrace; a process's end. */
-#include "procfs.h"
+#include "supervisor/core/procfs.h"
 #include "trace.h"
 
 /* Without ptrace no exit is seen: drop the processes that are gone (or whose pid was reused). */

@@ -30,26 +30,6 @@
 
 TestSuite(security, .timeout = 240);
 
-/* A fresh directory others may search: a program running as nobody loads a library from it. */
-static void make_dir(char *dir, size_t size)
-{
-	struct stat st;
-
-	cr_assert(test_mkdtemp(dir, size, "codectl-security"));
-	cr_assert_eq(chmod(dir, 0755), 0);
-	cr_assert_eq(stat(test_tmpdir(), &st), 0);
-	if (!(st.st_mode & S_IXOTH) && st.st_uid == geteuid())
-		cr_assert_eq(chmod(test_tmpdir(), (st.st_mode & 07777) | S_IXOTH), 0);
-}
-
-static void remove_dir(const char *dir)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
 __attribute__((format(printf, 1, 2)))
 static void sh(const char *fmt, ...)
 {
@@ -139,11 +119,11 @@ Test(security, a_fifo_named_by_the_debug_link_does_not_stop_codectl_run)
 {
 	char dir[256], lib[PATH_MAX];
 
-	make_dir(dir, sizeof(dir));
+	cr_assert(test_mkdtemp_shared(dir, sizeof(dir), "codectl-security"));
 	snprintf(lib, sizeof(lib), "%s/" LIB_NAME, dir);
 	sh("cp '%s' '%s' && mkfifo '%s/" DEBUG_NAME "'", SECURITY_LIB, lib, dir);
 	run_on(dir, lib, false);
-	remove_dir(dir);
+	cr_assert_eq(test_rmtree(dir), 0);
 }
 
 /*
@@ -157,7 +137,7 @@ Test(security, a_debug_file_the_program_cannot_read_is_never_opened)
 	bool root = geteuid() == 0;
 	int fd, n;
 
-	make_dir(dir, sizeof(dir));
+	cr_assert(test_mkdtemp_shared(dir, sizeof(dir), "codectl-security"));
 	snprintf(lib, sizeof(lib), "%s/" LIB_NAME, dir);
 	snprintf(secret, sizeof(secret), "%s/" DEBUG_NAME, dir);
 	sh("cp '%s' '%s' && cp '%s.debug' '%s'", SECURITY_LIB, lib, SECURITY_LIB, secret);
@@ -169,7 +149,7 @@ Test(security, a_debug_file_the_program_cannot_read_is_never_opened)
 	n = opens(fd);
 	cr_assert_eq(n, 0, "codectl-run opened %s %d times", secret, n);
 	close(fd);
-	remove_dir(dir);
+	cr_assert_eq(test_rmtree(dir), 0);
 }
 
 /* A debug link "../secret/NAME" names a readable file with the right build ID: not followed. */
@@ -181,7 +161,7 @@ Test(security, a_debug_link_naming_another_directory_is_not_followed)
 	FILE *f;
 	int fd, n;
 
-	make_dir(dir, sizeof(dir));
+	cr_assert(test_mkdtemp_shared(dir, sizeof(dir), "codectl-security"));
 	snprintf(link, sizeof(link), "%s/link.bin", dir);
 	snprintf(secret, sizeof(secret), "%s/secret/" DEBUG_NAME, dir);
 	memcpy(section, name, sizeof(name));	/* the name, padded to 4 bytes, and a CRC */
@@ -200,5 +180,5 @@ Test(security, a_debug_link_naming_another_directory_is_not_followed)
 	n = opens(fd);
 	cr_assert_eq(n, 0, "codectl-run opened %s %d times", secret, n);
 	close(fd);
-	remove_dir(dir);
+	cr_assert_eq(test_rmtree(dir), 0);
 }

@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* $TMPDIR, or /tmp. */
 static inline const char *test_tmpdir(void)
@@ -41,6 +43,33 @@ static inline int test_mkstemp(char *buf, size_t size, const char *prefix)
 	if ((size_t)snprintf(buf, size, "%s/%s-XXXXXX", test_tmpdir(), prefix) >= size)
 		return -1;
 	return mkstemp(buf);
+}
+
+/*
+ * test_mkdtemp_shared() - test_mkdtemp(), made searchable by others (0755),
+ * and $TMPDIR too when it is ours: a child running as nobody looks in it
+ * Returns @buf, or NULL (errno set).
+ */
+static inline char *test_mkdtemp_shared(char *buf, size_t size, const char *prefix)
+{
+	struct stat st;
+
+	if (!test_mkdtemp(buf, size, prefix) || chmod(buf, 0755) || stat(test_tmpdir(), &st))
+		return NULL;
+	if (!(st.st_mode & S_IXOTH) && st.st_uid == geteuid() &&
+	    chmod(test_tmpdir(), (st.st_mode & 07777) | S_IXOTH))
+		return NULL;
+	return buf;
+}
+
+/* test_rmtree() - remove @dir and all it holds. Returns 0, or -1. */
+static inline int test_rmtree(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	if ((size_t)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir) >= sizeof(cmd))
+		return -1;
+	return system(cmd) ? -1 : 0;
 }
 
 #endif /* TESTS_TEST_TMP_H */

@@ -26,24 +26,15 @@
 
 static char dir[128];
 
-/* Others may search the directory (and $TMPDIR): a child running as nobody maps a file in it. */
+/* Others may search it: a child running as nobody looks in it. */
 static void make_dir(void)
 {
-	struct stat st;
-
-	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-mapped-files"));
-	cr_assert_eq(chmod(dir, 0755), 0);
-	cr_assert_eq(stat(test_tmpdir(), &st), 0);
-	if (!(st.st_mode & S_IXOTH) && st.st_uid == geteuid())
-		cr_assert_eq(chmod(test_tmpdir(), (st.st_mode & 07777) | S_IXOTH), 0);
+	cr_assert(test_mkdtemp_shared(dir, sizeof(dir), "codectl-mapped-files"));
 }
 
 static void remove_dir(void)
 {
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(test_rmtree(dir), 0);
 }
 
 TestSuite(mapped_files, .init = make_dir, .fini = remove_dir, .timeout = 30);

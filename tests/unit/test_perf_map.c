@@ -25,10 +25,7 @@ static void make_dir(void)
 
 static void remove_dir(void)
 {
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(test_rmtree(dir), 0);
 }
 
 TestSuite(perf_map, .init = make_dir, .fini = remove_dir);

@@ -13,7 +13,7 @@
 
 #include "supervisor/sample/code_cache.h"
 #include "supervisor/sample/sample_mem.h"
-#include "supervisor/trace/procfs.h"
+#include "supervisor/core/procfs.h"
 
 #define PAGES (SAMPLE_MEM_PAGES + 2)
 

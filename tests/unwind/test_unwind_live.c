@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "emu/emu.h"
-#include "supervisor/trace/procfs.h"
+#include "supervisor/core/procfs.h"
 #include "supervisor/trace/remote_mem.h"
 
 #define DEPTH 9

@@ -4,8 +4,8 @@
  * belongs to, its parent, its start time (which tells a reused pid apart),
  * the program it runs, and its mappings as an emu_mappings model.
  */
-#ifndef SUPERVISOR_TRACE_PROCFS_H
-#define SUPERVISOR_TRACE_PROCFS_H
+#ifndef SUPERVISOR_CORE_PROCFS_H
+#define SUPERVISOR_CORE_PROCFS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,4 +42,4 @@ int procfs_maps_read(pid_t pid, struct emu_mappings *m);
 int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,
 			   uint64_t *ident);
 
-#endif /* SUPERVISOR_TRACE_PROCFS_H */
+#endif /* SUPERVISOR_CORE_PROCFS_H */
