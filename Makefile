@@ -152,9 +152,13 @@ EMU_SRC := $(wildcard emu/*.c)
 EMU_OBJ := $(EMU_SRC:%.c=$(O)/obj/%.o)
 LIBEMU := $(O)/libemu.a
 
+# sframe-verify: supervisor/verify's program; its main stays out of the library.
+SFRAME_VERIFY_MAIN := supervisor/verify/sframe_verify.c
+SFRAME_VERIFY := $(O)/sframe-verify
+
 # codectl-run: its parts (supervisor/*/) in a library, which tests and
 # benchmarks link through the parts' headers; the top (supervisor/*.c) wires them.
-SUPERVISOR_SRC := $(sort $(wildcard supervisor/*/*.c))
+SUPERVISOR_SRC := $(sort $(filter-out $(SFRAME_VERIFY_MAIN),$(wildcard supervisor/*/*.c)))
 SUPERVISOR_OBJ := $(SUPERVISOR_SRC:%.c=$(O)/obj/%.o)
 LIBSUPERVISOR := $(O)/libsupervisor.a
 RUN_SRC := $(wildcard supervisor/*.c)
@@ -203,6 +207,7 @@ include tests/demo/demo.mk
 # The example JIT (make demo-jit) and the JIT end-to-end tests.
 include tests/jit/jit.mk
 include tests/verdict/verdict.mk
+include tests/verify/verify.mk
 
 # The ABI demo: a program that calls codectl(2) itself (make abi-demo).
 ABI_DEMO := $(O)/tests/abi-demo
@@ -245,8 +250,8 @@ VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 MAN_SRC := $(wildcard docs/*.[1-8].md)
 MAN_PAGES := $(MAN_SRC:docs/%.md=$(B)/man/%)
 
-ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
-	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(VERDICT_BINS) $(ABI_BIN) $(E2E_PROG) \
+ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(SFRAME_VERIFY) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
+	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(VERDICT_BINS) $(VERIFY_TEST) $(ABI_BIN) $(E2E_PROG) \
 	$(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(SECURITY_LIB) $(SECURITY_PROG) $(E2E_BIN) \
 	$(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
 
@@ -267,6 +272,9 @@ $(LIBSUPERVISOR): $(SUPERVISOR_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(CODECTL_RUN): $(RUN_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
+
+$(SFRAME_VERIFY): $(SFRAME_VERIFY_MAIN:%.c=$(O)/obj/%.o) $(LIBSUPERVISOR) $(LIBEMU)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
 
 $(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) $(PUBLIC_HDRS)
@@ -417,8 +425,9 @@ run_test = @t=$$(mktemp -d "$${TMPDIR:-/tmp}/codectl-check.XXXXXX") || exit 1; \
 SAN_JOBS := $(if $(SANFLAGS),--jobs 1)
 
 .PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
-	test-verdict
-test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit test-verdict
+	test-verdict test-verify
+test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit test-verdict \
+	test-verify
 
 test-unit: $(UNIT_BIN)
 	$(call run_test,$(UNIT_BIN) $(SAN_JOBS))
@@ -460,6 +469,8 @@ test-jit: $(JIT_BINS) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(JIT_TEST) --jobs 2)
 test-verdict: $(VERDICT_BINS) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(VERDICT_TEST) --jobs 2)
+test-verify: $(VERIFY_DEPS)
+	$(call run_test,$(VERIFY_TEST) $(SAN_JOBS))
 
 define newline
 
@@ -640,6 +651,8 @@ help:
 	@echo '  test-corpus  the sampled differential corpus'
 	@echo '  test-jit     the example JIT live tests'
 	@echo '  test-verdict programs with known wrong stacks: the verdicts on them'
+	@echo '  test-verify  sframe-verify: every SFrame row against its code (corpus, vectors,'
+	@echo '               rows made wrong, known toolchain bugs, codectl-run --verify)'
 	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
 	@echo '  fuzz-smoke   run each for 25 s'
 	@echo '  bench        run the benchmarks'

@@ -25,6 +25,7 @@
 #include "supervisor/calls/summary.h"
 #include "supervisor/report/report.h"
 #include "supervisor/core/procfs.h"
+#include "supervisor/verify/report.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -206,6 +207,55 @@ static int program_status(const struct run *r)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/*
+ * --verify: a wrong sample's example gets the verifier's finding at the row
+ * its walk went wrong by, if there is one: the wrong frame was reached from
+ * the frame before it, with that frame's row (looked up at its IP, or at its
+ * return address - 1).
+ */
+static void link_example(const struct verify_session *v, json_t *ex)
+{
+	json_t *frames = json_object_get(ex, "frames"), *f;
+	json_int_t k = json_integer_value(json_object_get(ex, "wrong_frame"));
+	size_t n = json_array_size(frames), step;
+	const struct verify_finding *fd;
+	const char *object, *ip;
+	char text[512], start[24], end[24];
+	uint64_t addr, at;
+
+	if (!json_object_get(ex, "wrong_frame") || !n)
+		return;
+	step = k > 0 ? (size_t)k - 1 : 0;
+	f = json_array_get(frames, step < n ? step : n - 1);
+	ip = json_string_value(json_object_get(f, "ip"));
+	if (!ip)
+		return;
+	addr = strtoull(ip, NULL, 16);
+	if (step && !json_is_true(json_object_get(f, "exact")))
+		addr--;
+	fd = verify_session_find(v, (pid_t)json_integer_value(json_object_get(ex, "pid")), addr,
+				 &object, &at);
+	if (!fd)
+		return;
+	verify_finding_text(fd, 0, text, sizeof(text));
+	snprintf(start, sizeof(start), "%#llx", (unsigned long long)fd->start);
+	snprintf(end, sizeof(end), "%#llx", (unsigned long long)fd->end);
+	json_object_set_new(ex, "verify_finding",
+			    json_pack("{s:s,s:s,s:s,s:s,s:s}", "kind", verify_kind_name(fd->kind),
+				      "object", object, "start", start, "end", end, "text", text));
+}
+
+static void link_verify(const struct verify_session *v, struct sample_stats *st)
+{
+	size_t n;
+	struct stats_place **p = stats_places_sorted(st, &n);
+
+	for (size_t i = 0; p && i < n; i++)
+		if (p[i]->example)
+			link_example(v, p[i]->example);
+	free(p);
+}
+
 /* The report, the files, and --check's verdict (exit status 3). */
 static void finish_sampling(struct run *r)
 {
@@ -225,12 +275,17 @@ static void finish_sampling(struct run *r)
 
 	if (!r->sampler)
 		return;
+	if (r->verify) {
+		link_verify(r->verify, rep.stats);
+		rep.verify = verify_session_json(r->verify);
+	}
 	report_add_sources(rep.stats, 0, sampler_source_line, r->sampler);
 	sampler_progress_end(r->sampler);
 	report_print(&rep);
 	report_write_files(&rep);
 	r->check_failed = r->opts.check && (rep.stats->check_failures ||
 					     rep.stats->jit_invalid_total);
+	json_decref(rep.verify);
 }
 
 /*
@@ -402,6 +457,12 @@ static int setup_parts(struct run *r)
 	r->calls.slow_fd = -1;
 	if (report_check_files(&r->log, &r->opts))
 		return -1;
+	if (r->opts.verify) {
+		r->verify = verify_session_new(&r->log);
+		r->calls.verify = r->verify;
+		if (!r->verify)
+			return -1;
+	}
 	if (calls_init_slow_reads(&r->calls) || watch(r, r->calls.slow_fd)) {
 		log_line(&r->log, "cannot set up reads aside: %s", strerror(errno));
 		return -1;
@@ -468,6 +529,7 @@ static void teardown(struct run *r)
 	calls_free(&r->calls);
 	tracees_free(&r->trace.tree);
 	sampler_free(r->sampler);
+	verify_session_free(r->verify);
 	if (r->log.f != stderr)
 		fclose(r->log.f);
 }
@@ -488,6 +550,8 @@ int main(int argc, char **argv)
 		sampler_flush(r.sampler);
 		if (!r.opts.quiet && !r.start_failed)
 			summary_print(r.log.f, &r.trace.tree);
+		if (r.verify && !r.opts.quiet && !r.start_failed)
+			verify_session_summary(r.verify, r.log.f);
 		if (!r.start_failed)
 			finish_sampling(&r);
 		status = exit_status(&r);

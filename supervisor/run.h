@@ -14,12 +14,14 @@
 #include "supervisor/core/options.h"
 #include "supervisor/sample/sampler.h"
 #include "supervisor/trace/trace.h"
+#include "supervisor/verify/session.h"
 
 /**
  * struct run - everything one run owns (made in main, no globals)
  * @trace: the process tree and its lifecycle
  * @calls: the codectl calls' answers
  * @sampler: sampling, or NULL (--freq 0, or no ptrace)
+ * @verify: --verify's checks of the registered sections, or NULL
  * @exec_err_fd: see struct launch; -1 once closed
  * @loader_module: path of libcodectl-audit.so given to the program, or ""
  * @loader_env: the module's settings (--loader-abi), as NAME=VALUE
@@ -31,6 +33,7 @@ struct run {
 	struct trace trace;
 	struct calls calls;
 	struct sampler *sampler;
+	struct verify_session *verify;
 	int epoll_fd;
 	int signal_fd;
 	int exec_err_fd;

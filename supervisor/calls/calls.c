@@ -179,6 +179,27 @@ static void report(struct calls *c, struct proc *p, pid_t tid, const struct entr
 		fprintf(c->log->f, "%s\n", line);
 }
 
+void calls_verify_registration(struct calls *c, struct proc *p, const struct emu_accessor *mem,
+			       const struct emu_registration *reg)
+{
+	if (c->verify && reg)
+		verify_session_check(c->verify, p->tgid, reg, mem);
+}
+
+/* --verify: the caller's memory, read in place (it waits for no answer now). */
+static void verify_committed(struct calls *c, struct proc *p, pid_t tid,
+			     const struct emu_call_result *res)
+{
+	struct remote_mem rm;
+	struct emu_accessor mem;
+
+	if (!c->verify || !res->reg)
+		return;
+	remote_mem_init(&rm, tid, -1, NULL);
+	mem = remote_mem_accessor(&rm);
+	calls_verify_registration(c, p, &mem, res->reg);
+}
+
 /* Answer; commit only when the answer reached the caller. */
 static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 		   const struct entry_call *call, struct emu_call_result *res, int err)
@@ -213,6 +234,8 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 		log_line(c->log, "pid %d: internal error: registry changed between check and commit",
 			 (int)tid);
 	report(c, p, tid, call, res, err, shown);
+	if (!err)
+		verify_committed(c, p, tid, res);
 }
 
 /* Keep @req unanswered until @read is done; false when it cannot be kept. */

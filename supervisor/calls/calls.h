@@ -15,6 +15,7 @@
 #include "supervisor/trace/slow_read.h"
 #include "supervisor/core/log.h"
 #include "supervisor/trace/trace.h"
+#include "supervisor/verify/session.h"
 
 /*
  * SFrame bytes all traced processes together may hold (each also has its own
@@ -33,6 +34,7 @@
  * @slow_fd: an eventfd written when a read that may wait has finished
  *	(-1: none; every read is made in place)
  * @parked, @nparked: calls waiting for such a read (struct parked_call)
+ * @verify: --verify: where registrations are checked against their code (NULL: off)
  */
 struct calls {
 	struct emu_policy policy;
@@ -50,6 +52,7 @@ struct calls {
 		bool reported;
 	} parked[SLOW_READ_MAX];
 	unsigned int nparked;
+	struct verify_session *verify;
 };
 
 /* A call that waits this long for its memory is reported (once) in the log. */
@@ -87,6 +90,13 @@ void calls_free(struct calls *c);
  * listener is readable.
  */
 void calls_handle_notification(struct calls *c);
+
+/**
+ * calls_verify_registration() - --verify: check @reg, just committed in @p,
+ * against the code it describes, read through @mem (once per object)
+ */
+void calls_verify_registration(struct calls *c, struct proc *p, const struct emu_accessor *mem,
+			       const struct emu_registration *reg);
 
 /**
  * calls_note_kernel_refusals() - count the kernel-patch rules an accepted

@@ -72,6 +72,7 @@ static void register_segment(struct calls *c, struct proc *p, const struct emu_a
 	}
 	p->stats.exec_registered++;
 	calls_note_kernel_refusals(c, p, &res.verdict);
+	calls_verify_registration(c, p, mem, res.reg);
 	if (!c->trace_lines)
 		return;
 	fprintf(c->log->f, "[pid %d] exec: %s text=%#llx-%#llx sframe=%#llx-%#llx v%u %u FDEs "

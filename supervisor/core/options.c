@@ -42,6 +42,7 @@ enum {
 	OPT_STACKTRACE_NR,
 	OPT_PRCTL_SFRAME,
 	OPT_LOADER_ABI,
+	OPT_VERIFY,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +62,7 @@ static const struct option long_opts[] = {
 	{ "require-ptrace", no_argument, NULL, OPT_REQUIRE_PTRACE },
 	{ "no-loader-module", no_argument, NULL, OPT_NO_LOADER_MODULE },
 	{ "registry-dump", no_argument, NULL, OPT_REGISTRY_DUMP },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "freq", required_argument, NULL, OPT_FREQ },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
@@ -115,6 +117,8 @@ static void usage(FILE *f)
 		"                          dynamically linked programs (for a glibc that calls\n"
 		"                          codectl itself)\n"
 		"      --registry-dump     print each process's registrations when it exits\n"
+		"      --verify            check each registered SFrame section against the code\n"
+		"                          it describes, once per object (as sframe-verify does)\n"
 		"\n"
 		"Sampling (see codectl-run(1), \"SAMPLING\"):\n"
 		"  -F, --freq HZ           samples per second of each thread's CPU time (default\n"
@@ -308,6 +312,9 @@ static int parse_one(int c, struct run_opts *o)
 		break;
 	case OPT_REGISTRY_DUMP:
 		o->registry_dump = true;
+		break;
+	case OPT_VERIFY:
+		o->verify = true;
 		break;
 	case 'q':
 		o->quiet = true;

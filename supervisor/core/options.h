@@ -38,6 +38,7 @@
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
  * @folded_path: --folded FILE
  * @check: exit status 3 when a covered prefix disagrees (see supervisor/report/classify.h)
+ * @verify: check every registered SFrame section against its code (supervisor/verify)
  * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
  */
 struct run_opts {
@@ -67,6 +68,7 @@ struct run_opts {
 	bool json_all;
 	const char *folded_path;
 	bool check;
+	bool verify;
 	char **argv;
 };
 

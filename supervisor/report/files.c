@@ -270,6 +270,8 @@ static int write_json(const struct report *r, FILE *f)
 	json_object_set_new(root, "supervisor", usage_json(r));
 	if (st->stacks)
 		json_object_set(root, "stacks", st->stacks);
+	if (r->verify)
+		json_object_set(root, "verify", r->verify);
 	err = json_dumpf(root, f, JSON_INDENT(1)) ? -1 : 0;
 	fputc('\n', f);
 	json_decref(root);

@@ -36,6 +36,7 @@ struct report_registrations {
  * @exit_status: the program's, for --json
  * @exited_holding: exited processes whose sampling state is still held
  *	(--json's "supervisor": 0 unless state leaks)
+ * @verify: --verify's "verify" array for --json, or NULL (not owned)
  */
 struct report {
 	struct sample_stats *stats;
@@ -47,6 +48,7 @@ struct report {
 	int exit_status;
 	unsigned int exited_holding;
 	struct log *log;
+	json_t *verify;
 };
 
 /**

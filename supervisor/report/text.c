@@ -265,6 +265,18 @@ static void print_example_row(const struct report *r, json_t *ours, json_t *ref,
 		i < n ? left : "", frame_text(ref, i, rt, sizeof(rt)));
 }
 
+/* --verify: the verifier's finding where the wrong frame's row is (main.c links them). */
+static void print_verify_link(const struct report *r, json_t *ex)
+{
+	json_t *v = json_object_get(ex, "verify_finding");
+
+	if (!v)
+		return;
+	fprintf(r->log->f, "       the verifier found there, in %s: %s\n",
+		json_string_value(json_object_get(v, "object")),
+		json_string_value(json_object_get(v, "text")));
+}
+
 /*
  * One example: our frames beside libunwind's, the first difference marked.
  * A long stack shows its first frames and the frames around the difference.
@@ -291,6 +303,7 @@ static void print_example(const struct report *r, json_t *ex)
 		print_example_row(r, ours, ref, i, (json_int_t)i == d);
 	if (i < rows)
 		fprintf(r->log->f, "           ...\n");
+	print_verify_link(r, ex);
 }
 
 static void print_places(const struct report *r, struct sample_stats *st)

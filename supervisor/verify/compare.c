@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The analysed states held to the SFrame rows, instruction by instruction:
+ * the row in effect is the one emu's lookup finds (what the kernel's
+ * unwinder would use), and each column (CFA, RA, FP) either matches the
+ * code, contradicts it (a finding), or cannot be decided from what the
+ * analysis knows there (an unknown finding, with why). A wrong CFA makes the
+ * RA and FP columns moot: only the CFA is reported then.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+enum vres { R_MATCH, R_MISMATCH, R_UNDECIDED };
+
+static uint8_t why_of(const struct vstate *s, uint8_t fallback)
+{
+	return s->why ? s->why : fallback;
+}
+
+static struct vval cfa_base(const struct vstate *s, const struct emu_unwind_rule *r, bool *form)
+{
+	if (r->cfa_base == EMU_CFA_SP)
+		return s->reg[VREG_SP];
+	if (r->cfa_base == EMU_CFA_FP)
+		return s->reg[VREG_FP];
+	if (r->cfa_reg < VREG_COUNT)
+		return s->reg[r->cfa_reg];
+	*form = true;
+	return (struct vval){ .kind = VK_UNKNOWN };
+}
+
+static enum vres check_cfa(const struct vstate *s, const struct emu_unwind_rule *r, uint8_t *why)
+{
+	bool form = r->cfa_deref;
+	struct vval v = cfa_base(s, r, &form);
+
+	if (form) {
+		*why = why_of(s, VERIFY_WHY_ROW_FORM);
+		return R_UNDECIDED;
+	}
+	switch (v.kind) {
+	case VK_CFA:
+		return -(int64_t)v.off == r->cfa_off ? R_MATCH : R_MISMATCH;
+	case VK_UNKNOWN:
+		*why = why_of(s, VERIFY_WHY_MERGE);
+		return R_UNDECIDED;
+	case VK_STACK:
+		/* SP moved by an amount the code does not fix: no SP offset is right */
+		if (r->cfa_base == EMU_CFA_SP)
+			return R_MISMATCH;
+		*why = why_of(s, VERIFY_WHY_UNMODELLED);
+		return R_UNDECIDED;
+	default:
+		return R_MISMATCH;
+	}
+}
+
+/* Where @l says a saved value is, read from @s; *@form: not a place the analysis names. */
+static struct vval loc_value(const struct vstate *s, const struct emu_loc_rule *l, bool *form)
+{
+	struct vval r;
+
+	switch (l->kind) {
+	case EMU_LOC_SAME:
+		if (l->reg < VREG_COUNT)
+			return s->reg[l->reg];
+		break;
+	case EMU_LOC_CFA_DEREF:
+		if (l->off >= INT32_MIN && l->off <= INT32_MAX)
+			return vstate_slot(s, (int32_t)l->off);
+		break;
+	case EMU_LOC_REG:
+		if (l->reg < VREG_COUNT && !l->off)
+			return s->reg[l->reg];
+		break;
+	case EMU_LOC_REG_DEREF:
+		r = l->reg < VREG_COUNT ? s->reg[l->reg] : (struct vval){ .kind = VK_OTHER };
+		if (r.kind == VK_CFA && l->off >= INT32_MIN && l->off <= INT32_MAX)
+			return vstate_slot(s, (int32_t)((int64_t)r.off + l->off));
+		if (r.kind == VK_UNKNOWN || r.kind == VK_STACK)
+			return (struct vval){ .kind = VK_UNKNOWN };
+		break;
+	}
+	*form = true;
+	return (struct vval){ .kind = VK_UNKNOWN };
+}
+
+static enum vres check_loc(const struct vstate *s, const struct emu_loc_rule *l, uint8_t want,
+			   uint8_t *why)
+{
+	bool form = false;
+	struct vval v = loc_value(s, l, &form);
+
+	if (form) {
+		*why = why_of(s, VERIFY_WHY_ROW_FORM);
+		return R_UNDECIDED;
+	}
+	if (v.kind == want)
+		return R_MATCH;
+	if (v.kind == VK_UNKNOWN) {
+		*why = why_of(s, VERIFY_WHY_MERGE);
+		return R_UNDECIDED;
+	}
+	return R_MISMATCH;
+}
+
+struct verify_code vcode_of(const struct vstate *s)
+{
+	struct verify_code c = { .ra_slot = 0 };
+	struct vval sp = s->reg[VREG_SP], fp = s->reg[VREG_FP];
+
+	c.sp_known = sp.kind == VK_CFA;
+	c.sp_cfa = c.sp_known ? -sp.off : 0;
+	c.fp_known = fp.kind == VK_CFA;
+	c.fp_cfa = c.fp_known ? -fp.off : 0;
+	c.fp_same = fp.kind == VK_CALLER_FP;
+	for (unsigned int i = 0; i < s->nslots; i++) {
+		if (s->slot[i].val.kind == VK_CALLER_FP && !c.fp_saved) {
+			c.fp_saved = true;
+			c.fp_slot = s->slot[i].off;
+		}
+		if (s->slot[i].val.kind == VK_RA && !c.ra_slot)
+			c.ra_slot = s->slot[i].off;
+	}
+	return c;
+}
+
+/* The kind a mismatch of the three columns is reported as (the CFA first); -1: none. */
+static int check_all(const struct vstate *s, const struct emu_unwind_rule *r, uint8_t *why,
+		     bool *undecided)
+{
+	enum vres c = check_cfa(s, r, why), ra, fp;
+
+	if (c == R_MISMATCH)
+		return VERIFY_CFA_MISMATCH;
+	if (c == R_UNDECIDED) {
+		*undecided = true;
+		return -1;
+	}
+	ra = check_loc(s, &r->ra, VK_RA, why);
+	if (ra == R_MISMATCH)
+		return VERIFY_RA_MISMATCH;
+	fp = check_loc(s, &r->fp, VK_CALLER_FP, why);
+	if (fp == R_MISMATCH)
+		return VERIFY_FP_MISMATCH;
+	*undecided = ra == R_UNDECIDED || fp == R_UNDECIDED;
+	return -1;
+}
+
+static bool loc_eq(const struct emu_loc_rule *a, const struct emu_loc_rule *b)
+{
+	return a->kind == b->kind && a->reg == b->reg && a->off == b->off;
+}
+
+/* Does @d (.eh_frame) say what @r says in the column of @kind? */
+static bool column_eq(const struct emu_unwind_rule *d, const struct emu_unwind_rule *r, int kind)
+{
+	if (kind == VERIFY_RA_MISMATCH)
+		return loc_eq(&d->ra, &r->ra);
+	if (kind == VERIFY_FP_MISMATCH)
+		return loc_eq(&d->fp, &r->fp);
+	return d->cfa_base == r->cfa_base && d->cfa_off == r->cfa_off &&
+	       d->cfa_deref == r->cfa_deref && (d->cfa_base != EMU_CFA_REG || d->cfa_reg == r->cfa_reg);
+}
+
+static uint8_t dwarf_opinion(const struct vctx *cx, const struct vstate *s, uint64_t addr,
+			     const struct emu_unwind_rule *r, int kind)
+{
+	struct emu_unwind_rule d;
+	bool undecided = false;
+	uint8_t why = 0;
+	int dk;
+
+	if (!cx->t->dwarf || cx->t->dwarf(cx->t->dwarf_ctx, addr, &d) || d.outermost)
+		return VERIFY_DWARF_NONE;
+	if ((d.cfa_base == EMU_CFA_REG && d.cfa_reg == 0xff) ||
+	    (kind == VERIFY_RA_MISMATCH && d.ra.kind == EMU_LOC_REG && d.ra.reg == 0xff) ||
+	    (kind == VERIFY_FP_MISMATCH && d.fp.kind == EMU_LOC_REG && d.fp.reg == 0xff))
+		return VERIFY_DWARF_EXPR;
+	dk = check_all(s, &d, &why, &undecided);
+	if (dk < 0 && !undecided)
+		return VERIFY_DWARF_CODE;
+	return column_eq(&d, r, kind) ? VERIFY_DWARF_ROW : VERIFY_DWARF_NEITHER;
+}
+
+static bool in_text(const struct vctx *cx, uint64_t addr)
+{
+	return emu_mappings_find(cx->t->text, addr) != NULL;
+}
+
+static void section_of(const struct vctx *cx, uint64_t addr, struct verify_finding *fd)
+{
+	const char *sec = cx->t->syms ? verify_section_at(cx->t->syms, addr) : NULL;
+
+	snprintf(fd->section, sizeof(fd->section), "%s", sec ? sec : "");
+}
+
+/* An instruction no path reaches: padding, dead code, or code behind an unresolved jump. */
+static void unreached(const struct vfunc *f, const struct vinsn *in, struct verify_finding *fd,
+		      struct verify_result *out)
+{
+	if (in->nop || !f->unresolved_at) {
+		out->st.unreachable++;
+		return;
+	}
+	out->st.undecided++;
+	fd->kind = VERIFY_UNKNOWN;
+	fd->why = VERIFY_WHY_INDIRECT_JUMP;
+	fd->why_at = f->unresolved_at;
+	verify_add(out, fd, f->name);
+}
+
+static void compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i,
+			 struct verify_result *out)
+{
+	const struct vinsn *in = &f->insn[i];
+	const struct vstate *s = &f->in[i];
+	struct verify_finding fd = { .start = in->addr, .end = in->addr + in->len };
+	struct emu_sframe_fde fde;
+	struct emu_sframe_fre fre;
+	bool undecided = false;
+	uint8_t why = 0;
+	int kind;
+
+	if (!in_text(cx, in->addr) || emu_sframe_find(cx->t->sframe, in->addr, NULL, &fde, &fre))
+		return;		/* no row: function-without-fde's business (object.c) */
+	if (fde.signal || emu_sframe_rule(cx->t->sframe, &fde, &fre, &fd.row) || fd.row.outermost) {
+		out->st.not_checked++;
+		return;
+	}
+	fd.have_row = true;
+	fd.fre_start = fre.start;
+	fd.func_start = fde.func_start;
+	section_of(cx, in->addr, &fd);
+	if (!s->reached) {
+		unreached(f, in, &fd, out);
+		return;
+	}
+	kind = check_all(s, &fd.row, &why, &undecided);
+	if (kind < 0 && !undecided) {
+		out->st.decided++;
+		return;
+	}
+	fd.code = vcode_of(s);
+	if (kind < 0) {
+		out->st.undecided++;
+		fd.kind = VERIFY_UNKNOWN;
+		fd.why = why;
+		fd.why_at = s->why ? s->why_at : in->addr;
+	} else {
+		out->st.decided++;
+		fd.kind = (uint8_t)kind;
+		fd.dwarf = dwarf_opinion(cx, s, in->addr, &fd.row, kind);
+	}
+	verify_add(out, &fd, f->name);
+}
+
+void vcompare(const struct vctx *cx, const struct vfunc *f, struct verify_result *out)
+{
+	if (f->fail_why) {
+		vcompare_unknown(cx, f, out);
+		return;
+	}
+	out->st.instructions += f->n;
+	for (uint32_t i = 0; i < f->n; i++)
+		compare_insn(cx, f, i, out);
+}
+
+void vcompare_unknown(const struct vctx *cx, const struct vfunc *f, struct verify_result *out)
+{
+	struct verify_finding fd = { .kind = VERIFY_UNKNOWN, .why = f->fail_why, .start = f->start,
+				     .end = f->end, .func_start = f->start, .why_at = f->start };
+
+	out->st.instructions += f->n;
+	out->st.undecided += f->n;
+	section_of(cx, f->start, &fd);
+	verify_add(out, &fd, f->name);
+}
+
+static bool rule_eq(const struct emu_unwind_rule *a, const struct emu_unwind_rule *b)
+{
+	return a->cfa_base == b->cfa_base && a->cfa_reg == b->cfa_reg &&
+	       a->cfa_deref == b->cfa_deref && a->cfa_off == b->cfa_off && loc_eq(&a->ra, &b->ra) &&
+	       loc_eq(&a->fp, &b->fp);
+}
+
+/*
+ * Does @f continue @last: the same kind and reason (unknown), or the same
+ * kind and row (a mismatch: one finding per wrong row's range; the code is
+ * said as at its first instruction), right after it?
+ */
+static bool continues(const struct verify_finding *last, const struct verify_finding *f)
+{
+	if (last->kind != f->kind || last->end != f->start || last->func_start != f->func_start ||
+	    last->why != f->why || last->detail || f->detail)
+		return false;
+	if (f->kind == VERIFY_UNKNOWN)
+		return last->why_at == f->why_at;
+	return last->have_row == f->have_row && rule_eq(&last->row, &f->row) &&
+	       last->fre_start == f->fre_start;
+}
+
+void verify_add(struct verify_result *out, const struct verify_finding *f, const char *fn_name)
+{
+	struct verify_finding *n;
+
+	if (out->n && continues(&out->f[out->n - 1], f)) {
+		out->f[out->n - 1].end = f->end;
+		return;
+	}
+	out->st.by_kind[f->kind]++;
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 16;
+
+		n = out->n < VERIFY_MAX_FINDINGS ? realloc(out->f, cap * sizeof(*n)) : NULL;
+		if (!n) {
+			out->dropped++;
+			return;
+		}
+		out->f = n;
+		out->cap = cap;
+	}
+	n = &out->f[out->n];
+	*n = *f;
+	n->function = strdup(fn_name ? fn_name : "");
+	n->detail = f->detail ? strdup(f->detail) : NULL;
+	if (!n->function) {
+		free(n->detail);
+		out->dropped++;
+		return;
+	}
+	out->n++;
+}

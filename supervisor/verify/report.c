@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Findings said in words and in JSON. */
+#include <string.h>
+
+#include "report.h"
+
+static const char *regname(unsigned int reg)
+{
+	static const char *const names[16] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "FP",
+					       "SP", "r8", "r9", "r10", "r11", "r12", "r13",
+					       "r14", "r15" };
+
+	return reg < 16 ? names[reg] : "?";
+}
+
+/* "CFA = SP+16", "CFA = r10+0", "CFA = *(FP-8)" */
+static void row_cfa(const struct emu_unwind_rule *r, char *b, size_t n)
+{
+	const char *base = r->cfa_base == EMU_CFA_SP ? "SP" :
+			   r->cfa_base == EMU_CFA_FP ? "FP" : regname(r->cfa_reg);
+
+	snprintf(b, n, r->cfa_deref ? "CFA = *(%s%+lld)" : "CFA = %s%+lld", base,
+		 (long long)r->cfa_off);
+}
+
+/* "RA at CFA-8", "FP unchanged", "RA in r10+0" */
+static void row_loc(const char *what, const struct emu_loc_rule *l, char *b, size_t n)
+{
+	switch (l->kind) {
+	case EMU_LOC_SAME:
+		snprintf(b, n, "%s unchanged", what);
+		break;
+	case EMU_LOC_CFA_DEREF:
+		snprintf(b, n, "%s at CFA%+lld", what, (long long)l->off);
+		break;
+	case EMU_LOC_REG:
+		snprintf(b, n, "%s in %s%+lld", what, regname(l->reg), (long long)l->off);
+		break;
+	default:
+		snprintf(b, n, "%s at %s%+lld", what, regname(l->reg), (long long)l->off);
+	}
+}
+
+static void code_cfa(const struct verify_code *c, char *b, size_t n)
+{
+	if (c->sp_known && c->fp_known)
+		snprintf(b, n, "CFA = SP%+d = FP%+d", c->sp_cfa, c->fp_cfa);
+	else if (c->sp_known)
+		snprintf(b, n, "CFA = SP%+d", c->sp_cfa);
+	else if (c->fp_known)
+		snprintf(b, n, "CFA = FP%+d (SP not at a fixed offset)", c->fp_cfa);
+	else
+		snprintf(b, n, "CFA not at a fixed offset from SP or FP");
+}
+
+static void code_fp(const struct verify_code *c, char *b, size_t n)
+{
+	if (c->fp_same && c->fp_saved)
+		snprintf(b, n, "FP unchanged (and saved at CFA%+d)", c->fp_slot);
+	else if (c->fp_same)
+		snprintf(b, n, "FP unchanged");
+	else if (c->fp_saved)
+		snprintf(b, n, "FP at CFA%+d", c->fp_slot);
+	else
+		snprintf(b, n, "caller's FP neither in FP nor saved");
+}
+
+/* The column a mismatch is about: what the code says (@code) and the row (@row). */
+static void columns(const struct verify_finding *fd, char *code, char *row, size_t n)
+{
+	switch (fd->kind) {
+	case VERIFY_RA_MISMATCH:
+		snprintf(code, n, "RA at CFA%+d", fd->code.ra_slot);
+		row_loc("RA", &fd->row.ra, row, n);
+		break;
+	case VERIFY_FP_MISMATCH:
+		code_fp(&fd->code, code, n);
+		row_loc("FP", &fd->row.fp, row, n);
+		break;
+	default:
+		code_cfa(&fd->code, code, n);
+		row_cfa(&fd->row, row, n);
+	}
+}
+
+static const char *dwarf_text(uint8_t d)
+{
+	switch (d) {
+	case VERIFY_DWARF_CODE:
+		return "code";
+	case VERIFY_DWARF_ROW:
+		return "sframe";
+	case VERIFY_DWARF_NEITHER:
+		return "neither";
+	case VERIFY_DWARF_EXPR:
+		return "expression";
+	default:
+		return "none";
+	}
+}
+
+static void where(const struct verify_finding *fd, char *b, size_t n)
+{
+	const char *name = fd->function[0] ? fd->function : fd->section[0] ? fd->section : "?";
+
+	snprintf(b, n, "%s+%#llx", name, (unsigned long long)(fd->start - fd->func_start));
+	if (fd->function[0] && fd->section[0] && strcmp(fd->section, ".text"))
+		snprintf(b + strlen(b), n - strlen(b), " (%s)", fd->section);
+}
+
+static void what(const struct verify_finding *fd, char *b, size_t n)
+{
+	char code[96], row[96];
+
+	if (fd->kind == VERIFY_UNKNOWN && !fd->detail) {
+		snprintf(b, n, "%s (%s at %#llx)", verify_why_text(fd->why),
+			 verify_why_name(fd->why), (unsigned long long)fd->why_at);
+		return;
+	}
+	if (fd->detail || !fd->have_row) {
+		snprintf(b, n, "%s", fd->detail ? fd->detail : "");
+		if (fd->kind == VERIFY_UNKNOWN)
+			snprintf(b + strlen(b), n - strlen(b), " (%s)", verify_why_name(fd->why));
+		return;
+	}
+	columns(fd, code, row, sizeof(code));
+	snprintf(b, n, "the code says %s, the row (FRE at +%#x) %s", code, fd->fre_start, row);
+	if (fd->dwarf == VERIFY_DWARF_CODE || fd->dwarf == VERIFY_DWARF_ROW)
+		snprintf(b + strlen(b), n - strlen(b), "; .eh_frame agrees with the %s",
+			 fd->dwarf == VERIFY_DWARF_CODE ? "code" : "row");
+	else if (fd->dwarf == VERIFY_DWARF_NEITHER)
+		snprintf(b + strlen(b), n - strlen(b), "; .eh_frame agrees with neither");
+	else if (fd->dwarf == VERIFY_DWARF_EXPR)
+		snprintf(b + strlen(b), n - strlen(b), "; .eh_frame has a DWARF expression there");
+}
+
+void verify_finding_text(const struct verify_finding *fd, uint64_t bias, char *buf, size_t size)
+{
+	char at[160], text[400], file[40] = "";
+
+	where(fd, at, sizeof(at));
+	what(fd, text, sizeof(text));
+	if (bias)
+		snprintf(file, sizeof(file), " [file %#llx]", (unsigned long long)(fd->start - bias));
+	snprintf(buf, size, "%#llx-%#llx%s %s %s: %s", (unsigned long long)fd->start,
+		 (unsigned long long)fd->end, file, verify_kind_name(fd->kind), at, text);
+}
+
+void verify_summary_text(const struct verify_result *r, char *buf, size_t size)
+{
+	const struct verify_stats *st = &r->st;
+	size_t n;
+
+	n = (size_t)snprintf(buf, size, "%lu FDEs, %lu rows, %lu instructions: %lu decided, %lu "
+			     "undecided (%.1f%% decided), %lu unreachable, %lu not checked; ",
+			     st->fdes, st->rows, st->instructions, st->decided, st->undecided,
+			     100.0 * verify_share_decided(st), st->unreachable, st->not_checked);
+	if (!r->n && !r->dropped) {
+		snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "no findings");
+		return;
+	}
+	for (unsigned int k = 0, first = 1; k < VERIFY_KIND_COUNT; k++) {
+		if (!st->by_kind[k] || n >= size)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s %lu", first ? "" : ", ",
+				      verify_kind_name(k), st->by_kind[k]);
+		first = 0;
+	}
+}
+
+void verify_print(FILE *f, const struct verify_object_info *o, const struct verify_result *r,
+		  bool all)
+{
+	char line[1024];
+
+	verify_summary_text(r, line, sizeof(line));
+	fprintf(f, "%s: SFrame v%u: %s\n", o->name, o->version, line);
+	for (size_t i = 0; i < r->n; i++) {
+		if (!all && !verify_is_mismatch(r->f[i].kind))
+			continue;
+		verify_finding_text(&r->f[i], o->bias, line, sizeof(line));
+		fprintf(f, "  %s\n", line);
+	}
+	if (r->dropped)
+		fprintf(f, "  (%zu more findings not kept)\n", r->dropped);
+}
+
+static json_t *hex(uint64_t v)
+{
+	char b[24];
+
+	snprintf(b, sizeof(b), "%#llx", (unsigned long long)v);
+	return json_string(b);
+}
+
+static json_t *finding_json(const struct verify_finding *fd, uint64_t bias)
+{
+	char code[96], row[96], text[400];
+	json_t *o = json_pack("{s:s,s:o,s:o,s:s,s:o,s:s}", "kind", verify_kind_name(fd->kind),
+			      "start", hex(fd->start), "end", hex(fd->end), "function", fd->function,
+			      "offset", hex(fd->start - fd->func_start), "section", fd->section);
+
+	if (!o)
+		return NULL;
+	if (bias)
+		json_object_set_new(o, "file_start", hex(fd->start - bias));
+	if (fd->have_row && verify_is_mismatch(fd->kind) && !fd->detail) {
+		columns(fd, code, row, sizeof(code));
+		json_object_set_new(o, "code", json_string(code));
+		json_object_set_new(o, "row", json_string(row));
+		json_object_set_new(o, "fre_start", hex(fd->fre_start));
+		json_object_set_new(o, "dwarf", json_string(dwarf_text(fd->dwarf)));
+	}
+	if (fd->kind == VERIFY_UNKNOWN) {
+		json_object_set_new(o, "why", json_string(verify_why_name(fd->why)));
+		json_object_set_new(o, "why_at", hex(fd->why_at));
+	}
+	what(fd, text, sizeof(text));
+	json_object_set_new(o, "text", json_string(text));
+	return o;
+}
+
+static json_t *counts_json(const struct verify_stats *st)
+{
+	json_t *k = json_object();
+
+	for (unsigned int i = 0; k && i < VERIFY_KIND_COUNT; i++)
+		json_object_set_new(k, verify_kind_name(i), json_integer((json_int_t)st->by_kind[i]));
+	return k;
+}
+
+json_t *verify_result_json(const struct verify_object_info *o, const struct verify_result *r)
+{
+	const struct verify_stats *st = &r->st;
+	json_t *a = json_array(), *j;
+
+	for (size_t i = 0; a && i < r->n; i++)
+		json_array_append_new(a, finding_json(&r->f[i], o->bias));
+	j = json_pack("{s:s,s:{s:i,s:I,s:I},s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:o,s:I,s:I,s:o}",
+		      "file", o->name, "sframe", "version", (int)o->version, "fdes",
+		      (json_int_t)o->fdes, "fres", (json_int_t)o->fres,
+		      "fdes_checked", (json_int_t)st->fdes, "rows", (json_int_t)st->rows,
+		      "instructions", (json_int_t)st->instructions,
+		      "decided", (json_int_t)st->decided, "undecided", (json_int_t)st->undecided,
+		      "unreachable", (json_int_t)st->unreachable,
+		      "not_checked", (json_int_t)st->not_checked,
+		      "share_decided", verify_share_decided(st), "findings_by_kind", counts_json(st),
+		      "mismatches", (json_int_t)verify_mismatches(st),
+		      "findings_dropped", (json_int_t)r->dropped, "findings", a ? a : json_array());
+	if (j && o->bias)
+		json_object_set_new(j, "bias", hex(o->bias));
+	return j;
+}

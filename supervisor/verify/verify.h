@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sframe-verify: does each SFrame row match the code it describes?
+ *
+ * For every function an FDE covers, the code is decoded (capstone, as the
+ * frame-plausibility oracle does) and interpreted abstractly over its
+ * control-flow graph: at each instruction the state says where the CFA is
+ * (from SP or FP, and at which offset), where the return address is and
+ * where the caller's frame pointer is, with a join at every merge (states
+ * that disagree there make the address undecided, never a guess). That
+ * state is then held to the row in effect at the address, found by emu's
+ * own lookup (PCINC, PCMASK, v3 FLEX: emu_sframe_find()), as the kernel's
+ * unwinder would find it. objtool does the same for the kernel's ORC data.
+ *
+ * Everything is read through an emu accessor at run-time addresses, so the
+ * same core checks a file (elf_file.h) and a traced process's registration
+ * (session.h). Nothing here keeps state per byte beyond the function being
+ * analysed; functions above VERIFY_MAX_FUNC bytes are not analysed (unknown).
+ */
+#ifndef SUPERVISOR_VERIFY_VERIFY_H
+#define SUPERVISOR_VERIFY_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu/accessor.h"
+#include "emu/mappings.h"
+#include "emu/sframe_section.h"
+#include "emu/unwind_rule.h"
+
+/* Largest function analysed, in bytes of code (bounded time and memory). */
+#define VERIFY_MAX_FUNC (1u << 20)
+/* Findings kept per run; the rest are only counted (hostile input). */
+#define VERIFY_MAX_FINDINGS 100000u
+
+/* X(ID, name): enum verify_kind (VERIFY_<ID>) and verify_kind_name() from one table. */
+#define VERIFY_KINDS(X) \
+	X(CFA_MISMATCH, "cfa-mismatch") \
+	X(RA_MISMATCH, "ra-mismatch") \
+	X(FP_MISMATCH, "fp-mismatch") \
+	X(ROW_BEYOND_FUNCTION, "row-beyond-function") \
+	X(FUNCTION_WITHOUT_FDE, "function-without-fde") \
+	X(UNKNOWN, "unknown")
+
+enum verify_kind {
+#define VERIFY_KIND_ID(id, name) VERIFY_##id,
+	VERIFY_KINDS(VERIFY_KIND_ID)
+#undef VERIFY_KIND_ID
+	VERIFY_KIND_COUNT
+};
+
+/* Why an address is undecided: X(ID, name, meaning). */
+#define VERIFY_WHYS(X) \
+	X(NONE, "", "") \
+	X(MERGE, "merge", "states that disagree meet at a control-flow merge") \
+	X(CALL, "unresolved-call", "states disagree after a call that may not return") \
+	X(INDIRECT_JUMP, "indirect-jump", "reached only through an indirect jump not resolved") \
+	X(DRAP, "drap", "the stack is realigned through a DRAP register: the CFA is kept " \
+		"in another register, then in memory") \
+	X(REALIGN, "realign", "the stack is realigned and no register holds the CFA") \
+	X(UNMODELLED, "unmodelled", "an instruction changes SP or FP in a way not modelled") \
+	X(UNDECODABLE, "undecodable", "bytes that do not decode as an instruction") \
+	X(UNREADABLE, "unreadable", "the code cannot be read") \
+	X(TOO_LARGE, "too-large", "the function is larger than the analysis takes") \
+	X(ENTRY, "entry", "the function is entered with states that disagree") \
+	X(ROW_FORM, "row-form", "the row's rule (a CFA read from memory, another " \
+		"register) has no counterpart in the analysis")
+
+enum verify_why {
+#define VERIFY_WHY_ID(id, name, text) VERIFY_WHY_##id,
+	VERIFY_WHYS(VERIFY_WHY_ID)
+#undef VERIFY_WHY_ID
+	VERIFY_WHY_COUNT
+};
+
+/* What .eh_frame (libdw's CFI) says at a finding's address. */
+enum verify_dwarf {
+	VERIFY_DWARF_NONE = 0,	/* no .eh_frame row there (or not asked) */
+	VERIFY_DWARF_CODE,	/* it agrees with the code */
+	VERIFY_DWARF_ROW,	/* it agrees with the SFrame row */
+	VERIFY_DWARF_NEITHER,	/* it agrees with neither */
+	VERIFY_DWARF_EXPR,	/* its rule is a DWARF expression the comparison cannot read */
+};
+
+/**
+ * struct verify_code - what the code implies at an address
+ * @sp_known, @sp_cfa: CFA = SP + @sp_cfa (bytes)
+ * @fp_known, @fp_cfa: CFA = FP + @fp_cfa (FP holds a CFA-relative value)
+ * @fp_same: the caller's frame pointer is still in FP
+ * @fp_saved, @fp_slot: the caller's frame pointer is saved at CFA + @fp_slot
+ * @ra_slot: the return address is at CFA + @ra_slot (x86-64: -8)
+ */
+struct verify_code {
+	bool sp_known;
+	bool fp_known;
+	bool fp_same;
+	bool fp_saved;
+	int32_t sp_cfa;
+	int32_t fp_cfa;
+	int32_t fp_slot;
+	int32_t ra_slot;
+};
+
+/**
+ * struct verify_finding - one finding, over the instructions [@start, @end)
+ * @function: the function's name (symbol, or "" when there is none; owned)
+ * @func_start: where its FDE (or symbol) starts
+ * @section: the ELF section holding @start ("" when unknown)
+ * @have_row, @row, @fre_start: the SFrame row in effect at @start and the
+ *	start of its FRE (an offset in the function; PCMASK: in the block)
+ * @code: what the code implies at @start (mismatches)
+ * @why, @why_at: for unknown, why and the address that caused it
+ * @dwarf: what .eh_frame says at @start (mismatches)
+ * @detail: a short sentence for what the fields do not say (owned; may be NULL)
+ */
+struct verify_finding {
+	uint8_t kind;
+	uint8_t why;
+	uint8_t dwarf;
+	bool have_row;
+	uint64_t start;
+	uint64_t end;
+	uint64_t func_start;
+	uint64_t why_at;
+	uint32_t fre_start;
+	char *function;
+	char *detail;
+	char section[24];
+	struct emu_unwind_rule row;
+	struct verify_code code;
+};
+
+/**
+ * struct verify_stats - what one run checked
+ * @fdes: FDEs in the checked text; @functions: code ranges analysed
+ * @rows: FREs of those FDEs
+ * @instructions: instructions decoded in the FDEs' ranges
+ * @decided: instructions whose row was held to the code (match or mismatch)
+ * @undecided: instructions the analysis could not decide (unknown findings)
+ * @unreachable: instructions no path reaches (padding, dead code)
+ * @not_checked: outermost rows and signal-frame FDEs (no call made them)
+ * @by_kind: findings of each kind (counted also when not kept)
+ */
+struct verify_stats {
+	unsigned long fdes;
+	unsigned long functions;
+	unsigned long rows;
+	unsigned long instructions;
+	unsigned long decided;
+	unsigned long undecided;
+	unsigned long unreachable;
+	unsigned long not_checked;
+	unsigned long by_kind[VERIFY_KIND_COUNT];
+};
+
+/**
+ * struct verify_result - findings in address order, and the counts
+ * @f, @n: the findings kept (owned); @dropped: beyond VERIFY_MAX_FINDINGS
+ */
+struct verify_result {
+	struct verify_stats st;
+	struct verify_finding *f;
+	size_t n;
+	size_t cap;
+	size_t dropped;
+};
+
+/** struct verify_sym - a function symbol: [@start, @start + @size), @name not owned */
+struct verify_sym {
+	uint64_t start;
+	uint64_t size;
+	const char *name;
+};
+
+/** struct verify_import - a GOT slot at @slot holding the imported function @name */
+struct verify_import {
+	uint64_t slot;
+	const char *name;
+};
+
+/** struct verify_section - an ELF section [@start, @end) named @name (not owned) */
+struct verify_section {
+	uint64_t start;
+	uint64_t end;
+	const char *name;
+};
+
+/**
+ * struct verify_symbols - names for an object, at run-time addresses, each
+ * array sorted by address (verify_symbols_sort()); all may be empty
+ */
+struct verify_symbols {
+	struct verify_sym *sym;
+	size_t nsym;
+	struct verify_import *imp;
+	size_t nimp;
+	struct verify_section *sec;
+	size_t nsec;
+};
+
+/**
+ * verify_dwarf_fn - the .eh_frame row at @addr as a neutral rule
+ * Return: 0, or -ENOENT when no FDE covers @addr.
+ */
+typedef int (*verify_dwarf_fn)(void *ctx, uint64_t addr, struct emu_unwind_rule *out);
+
+/**
+ * struct verify_target - what to check (nothing owned)
+ * @sframe: the section, validated by emu (emu_sframe_load()) at its
+ *	run-time address
+ * @mem: the object's memory at run-time addresses (code, jump tables, GOT)
+ * @text: the executable ranges checked; FDEs outside them are skipped
+ * @syms: function symbols, imports and sections, or NULL
+ * @dwarf, @dwarf_ctx: .eh_frame's opinion, or NULL
+ */
+struct verify_target {
+	const struct emu_sframe_section *sframe;
+	const struct emu_accessor *mem;
+	const struct emu_mappings *text;
+	const struct verify_symbols *syms;
+	verify_dwarf_fn dwarf;
+	void *dwarf_ctx;
+};
+
+/**
+ * verify_run() - check every FDE of @t against its code
+ * @out: zeroed by the caller; findings appended in address order
+ *
+ * Return: 0, or -ENOMEM (the disassembler or the analysis could not get
+ * memory; what was found so far is in @out).
+ */
+int verify_run(const struct verify_target *t, struct verify_result *out);
+
+/** verify_result_free() - release the findings of @r (its counts stay). */
+void verify_result_free(struct verify_result *r);
+
+/** verify_kind_name() - "cfa-mismatch", ... for @k. */
+const char *verify_kind_name(unsigned int k);
+
+/** verify_why_name() - "merge", ... for @w; verify_why_text(): what it means. */
+const char *verify_why_name(unsigned int w);
+const char *verify_why_text(unsigned int w);
+
+/** verify_is_mismatch() - a finding of kind @k says the data is wrong (not unknown). */
+static inline bool verify_is_mismatch(unsigned int k)
+{
+	return k < VERIFY_UNKNOWN;
+}
+
+/** verify_mismatches() - findings of @st that say the data is wrong. */
+unsigned long verify_mismatches(const struct verify_stats *st);
+
+/** verify_share_decided() - decided / (decided + undecided), 1.0 when nothing was. */
+double verify_share_decided(const struct verify_stats *st);
+
+/** verify_symbols_sort() - sort each array of @s by address (call once filled). */
+void verify_symbols_sort(struct verify_symbols *s);
+
+/** verify_symbol_at() - the function symbol holding @addr (size > 0), or NULL. */
+const struct verify_sym *verify_symbol_at(const struct verify_symbols *s, uint64_t addr);
+
+/** verify_import_at() - the imported function whose GOT slot is @slot, or NULL. */
+const char *verify_import_at(const struct verify_symbols *s, uint64_t slot);
+
+/** verify_section_at() - the name of the section holding @addr, or NULL. */
+const char *verify_section_at(const struct verify_symbols *s, uint64_t addr);
+
+#endif /* SUPERVISOR_VERIFY_VERIFY_H */

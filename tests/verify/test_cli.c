@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The programs: sframe-verify's exit statuses (0 nothing wrong, 1 findings,
+ * 2 an error), its text and --json; and codectl-run --verify, which checks
+ * the sections a traced program registers: the finding in the log, in the
+ * exit summary and in --json's "verify" array, and linked from the wrong
+ * samples it explains.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "run_helper.h"
+#include "test_tmp.h"
+
+/* Run @cmd with its output in a file; return its exit status, *@out its output (malloc'd). */
+static int run_cmd(const char *cmd, char **out)
+{
+	char path[4096], full[8192];
+	int fd = test_mkstemp(path, sizeof(path), "sframe-verify-out"), st;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(full, sizeof(full), "%s >'%s' 2>&1", cmd, path);
+	st = system(full);
+	cr_assert(WIFEXITED(st), "%s", cmd);
+	*out = read_file(path);
+	unlink(path);
+	return WEXITSTATUS(st);
+}
+
+Test(cli, nothing_wrong_is_0)
+{
+	char *out;
+	int st = run_cmd(SFRAME_VERIFY " " VECTOR_DIR "/v1/basic-O2-nofp", &out);
+
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert(strstr(out, "no findings"), "%s", out);
+	free(out);
+}
+
+Test(cli, findings_are_1)
+{
+	char *out;
+	int st = run_cmd(SFRAME_VERIFY " " VERDICT_DIR "/missing_remember_state", &out);
+
+	cr_assert_eq(st, 1, "%s", out);
+	cr_assert(strstr(out, "cfa-mismatch spin_early_return+0x8:"), "%s", out);
+	free(out);
+}
+
+Test(cli, errors_are_2)
+{
+	char *out;
+	int st = run_cmd(SFRAME_VERIFY " " VECTOR_DIR "/README.md", &out);
+
+	cr_assert_eq(st, 2, "%s", out);
+	cr_assert(strstr(out, "not an ELF file"), "%s", out);
+	free(out);
+	st = run_cmd(SFRAME_VERIFY " " CORPUS_DIR "/libcorpus_nosf-fp.so", &out);
+	cr_assert_eq(st, 2, "%s", out);
+	cr_assert(strstr(out, "no .sframe"), "%s", out);
+	free(out);
+	st = run_cmd(SFRAME_VERIFY " /nonexistent " VECTOR_DIR "/v1/basic-O2-nofp", &out);
+	cr_assert_eq(st, 2, "an error wins over the other file's 0: %s", out);
+	free(out);
+	st = run_cmd(SFRAME_VERIFY, &out);
+	cr_assert_eq(st, 2, "no file: usage");
+	free(out);
+}
+
+Test(cli, json)
+{
+	char path[4096], cmd[8192], *out;
+	json_t *root, *files, *f, *fd;
+	int fdn = test_mkstemp(path, sizeof(path), "sframe-verify-json"), st;
+
+	close(fdn);
+	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " --quiet --json '%s' %s %s %s", path,
+		 VERDICT_DIR "/missing_remember_state", VECTOR_DIR "/v1/basic-O2-nofp",
+		 "/nonexistent");
+	st = run_cmd(cmd, &out);
+	cr_assert_eq(st, 2, "%s", out);
+	cr_assert_null(strstr(out, "basic-O2-nofp"), "--quiet: no summary of a clean file: %s",
+		       out);
+	root = json_load_file(path, 0, NULL);
+	cr_assert_not_null(root);
+	files = json_object_get(root, "files");
+	cr_assert_eq(json_array_size(files), 3);
+	f = json_array_get(files, 0);
+	cr_assert_geq(json_integer_value(json_object_get(f, "mismatches")), 1);
+	cr_assert_gt(json_real_value(json_object_get(f, "share_decided")), 0.9);
+	fd = json_array_get(json_object_get(f, "findings"), json_array_size(json_object_get(f,
+									    "findings")) - 1);
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "kind")), "cfa-mismatch");
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "function")), "spin_early_return");
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "offset")), "0x8");
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "dwarf")), "sframe");
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(files, 1), "mismatches")), 0);
+	cr_assert_not_null(json_object_get(json_array_get(files, 2), "error"));
+	json_decref(root);
+	unlink(path);
+	free(out);
+}
+
+/* The finding of the "verify" array's object @prog at file address @off past @fn, or NULL. */
+static json_t *verify_finding(json_t *root, const char *prog, const char *fn, const char *off)
+{
+	size_t i, j;
+	json_t *o, *f;
+
+	json_array_foreach(json_object_get(root, "verify"), i, o) {
+		if (strcmp(json_string_value(json_object_get(o, "file")), prog))
+			continue;
+		json_array_foreach(json_object_get(o, "findings"), j, f)
+			if (!strcmp(json_string_value(json_object_get(f, "function")), fn) &&
+			    !strcmp(json_string_value(json_object_get(f, "offset")), off))
+				return f;
+	}
+	return NULL;
+}
+
+/* A wrong sample's example linked to the finding (main.c's link_verify()). */
+static bool linked(json_t *root)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(json_object_get(root, "places"), i, p)
+		if (json_object_get(json_object_get(p, "example"), "verify_finding"))
+			return true;
+	return false;
+}
+
+Test(cli, codectl_run_verify)
+{
+	const char *prog = VERDICT_DIR "/missing_remember_state";
+	char json[4096], real[4096];
+	const char *argv[] = { "--verify", "--json", json, "--", prog, NULL };
+	struct run r;
+	json_t *root, *fd;
+	int fdn = test_mkstemp(json, sizeof(json), "codectl-run-json");
+
+	close(fdn);
+	cr_assert(realpath(prog, real));
+	run_codectl(&r, argv);
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert(strstr(r.log, "verify: ") && strstr(r.log, "cfa-mismatch spin_early_return+0x8"),
+		  "%s", r.log);
+	/* on binutils 2.44+ the .plt.got rows are a second finding (known_bug()) */
+	cr_assert(strstr(r.log, "codectl-run: verify: 1 object checked, "), "%s", r.log);
+	root = json_load_file(json, 0, NULL);
+	cr_assert_not_null(root);
+	fd = verify_finding(root, real, "spin_early_return", "0x8");
+	cr_assert_not_null(fd, "no finding at spin_early_return+0x8 in --json");
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "kind")), "cfa-mismatch");
+	cr_assert(linked(root), "no wrong sample linked to the finding");
+	json_decref(root);
+	unlink(json);
+	run_free(&r);
+}
