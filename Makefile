@@ -230,7 +230,7 @@ E2E_BIN := $(O)/tests/e2e-tests
 LIVE_SRC := $(wildcard tests/unwind/*.c)
 LIVE_BINS := $(O)/tests/unwind-live-O0 $(O)/tests/unwind-live-O2
 
-FUZZ_NAMES := fuzz_sframe fuzz_codectl
+FUZZ_NAMES := fuzz_sframe fuzz_codectl fuzz_verify
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 600
 
@@ -493,14 +493,28 @@ $(B)/fuzz/%: tests/fuzz/%.c $(EMU_SRC) $(TESTLIB_SRC) $(wildcard emu/*.h tests/l
 	$(call say,CLANG,$@)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all $< $(EMU_SRC) $(TESTLIB_SRC) -o $@ -lelf
 
+# fuzz_verify: the verifier too (supervisor/verify without the program and codectl-run's part)
+FUZZ_VERIFY_SRC := $(filter-out $(SFRAME_VERIFY_MAIN) supervisor/verify/session.c,\
+	$(wildcard supervisor/verify/*.c))
+$(B)/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c $(FUZZ_VERIFY_SRC) $(EMU_SRC) $(TESTLIB_SRC) \
+		$(wildcard emu/*.h tests/lib/*.h supervisor/verify/*.h) $(PUBLIC_HDRS)
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all $< $(FUZZ_VERIFY_SRC) $(EMU_SRC) $(TESTLIB_SRC) -o $@ \
+		-ldw -lelf $(CAPSTONE_LIBS) -ljansson
+
+# Seeds: the writer's sections, calls, hand-made functions with rows (make_seeds), and
+# each vector's .sframe (fuzz_sframe) and whole file (fuzz_verify, after a byte 1).
 $(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC)
-	@mkdir -p $(@D)/fuzz_sframe $(@D)/fuzz_codectl
+	@mkdir -p $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify
 	$(call say,CC,$(@D)/make_seeds)$(CC) $(FUZZ_FLAGS) tests/fuzz/make_seeds.c $(EMU_SRC) \
 		$(TESTLIB_SRC) -o $(@D)/make_seeds -lelf
-	$(@D)/make_seeds $(@D)/fuzz_sframe $(@D)/fuzz_codectl
+	$(@D)/make_seeds $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify
 	@for f in $(VECTORS); do \
 		objcopy -O binary --only-section=.sframe $$f \
-			$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; done
+			$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; \
+		{ printf '\001'; cat $$f; } \
+			>$(@D)/fuzz_verify/$$(basename $$(dirname $$f))-$$(basename $$f).elf; done
 	@touch $@
 
 # make fuzz FUZZ_SECONDS=N: each target for N s (default 600), its corpus kept

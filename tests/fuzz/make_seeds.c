@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Writes seed inputs for the fuzzers into two directories: SFrame sections of every
- * version from the test writer (fuzz_sframe), and valid codectl calls of every
- * option against the fake tracee's layout (fuzz_codectl).
+ * Writes seed inputs for the fuzzers into three directories: SFrame sections of every
+ * version from the test writer (fuzz_sframe), valid codectl calls of every
+ * option against the fake tracee's layout (fuzz_codectl), and functions with
+ * their rows in fuzz_verify's in-memory form (fuzz_verify).
  */
 #include <stdio.h>
 #include <string.h>
@@ -93,6 +94,52 @@ static int kcall_seeds(const char *dir)
 	return err;
 }
 
+/*
+ * fuzz_verify's in-memory form: 0, the code's length (2 bytes), the code at
+ * 0x400000, the section: "push %rbp; mov %rsp,%rbp; sub $16,%rsp; leave;
+ * ret", then a jump table's function, with their rows.
+ */
+static int verify_seed(const char *dir, uint8_t version)
+{
+	static const uint8_t code[] = {
+		0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xc9, 0xc3, 0, 0, 0, 0, 0, 0,
+		0x83, 0xff, 0x02, 0x77, 0x19, 0x48, 0x8d, 0x15, 0x16, 0x00, 0x00, 0x00,
+		0x48, 0x63, 0x04, 0xba, 0x48, 0x01, 0xd0, 0xff, 0xe0, 0x53, 0x5b, 0xc3, 0x53, 0x5b,
+		0xc3, 0x53, 0x5b, 0xc3, 0xc3, 0x0f, 0x1f, 0x00, 0xf3, 0xff, 0xff, 0xff, 0xf6, 0xff,
+		0xff, 0xff, 0xf9, 0xff, 0xff, 0xff,
+	};
+	static const struct sfw_fre f[4] = {
+		{ .start = 0, .sp_base = true, .count = 1, .words = { 8 } },
+		{ .start = 1, .sp_base = true, .count = 2, .words = { 16, -16 } },
+		{ .start = 4, .sp_base = false, .count = 2, .words = { 16, -16 } },
+		{ .start = 9, .sp_base = true, .count = 2, .words = { 8, -16 } },
+	};
+	static const struct sfw_fre g[3] = {
+		{ .start = 0, .sp_base = true, .count = 1, .words = { 8 } },
+		{ .start = 0x16, .sp_base = true, .count = 1, .words = { 16 } },
+		{ .start = 0x17, .sp_base = true, .count = 1, .words = { 8 } },
+	};
+	const struct sfw_fde fdes[2] = {
+		{ .func_start = 0x400000, .func_size = 10, .fre_type = -1, .nfres = 4, .fres = f },
+		{ .func_start = 0x400010, .func_size = 0x22, .fre_type = -1, .nfres = 3, .fres = g },
+	};
+	struct sfw_section s = sfw_amd64(version, version != 1, 0x500000);
+	uint8_t in[3 + sizeof(code)], sec[1024];
+	struct sfw_layout lay;
+	char name[64];
+	size_t len;
+
+	s.fdes = fdes;
+	s.nfdes = 2;
+	len = sfw_write(&s, sec, sizeof(sec), &lay);
+	in[0] = 0;
+	in[1] = sizeof(code);
+	in[2] = 0;
+	memcpy(in + 3, code, sizeof(code));
+	snprintf(name, sizeof(name), "frame-v%u.in", version);
+	return write_file(dir, name, in, sizeof(in), sec, len);
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int sizes[4] = { 0, 80, 24, 32 };
@@ -101,8 +148,8 @@ int main(int argc, char **argv)
 	char name[64];
 	int err = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: make_seeds SFRAME_DIR CALL_DIR\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: make_seeds SFRAME_DIR CALL_DIR [VERIFY_DIR]\n");
 		return 2;
 	}
 	for (uint8_t v = 1; v <= 3; v++) {
@@ -110,6 +157,8 @@ int main(int argc, char **argv)
 
 		snprintf(name, sizeof(name), "sframe-v%u.sframe", v);
 		err |= write_file(argv[1], name, sec, len, NULL, 0);
+		if (argc == 4)
+			err |= verify_seed(argv[3], v);
 		for (unsigned int opt = 1; opt <= 3; opt++) {
 			struct fuzz_call fc = { .option = (uint8_t)opt, .info_size = (uint16_t)sizes[opt],
 						.regs = { FAKE_TEXT_A + 20, FAKE_DATA + 0x3000,
