@@ -1,6 +1,6 @@
 # codectl-emu — build, test, benchmark and install. GNU make.
 #
-#   make            codectl-run, the loader module, libemu, tests and benchmarks into build/
+#   make            codectl-run, sframe-verify, the loader module, libemu, tests and benchmarks into build/
 #   make check      every test, then again under ASan+UBSan, then the fuzz smoke run
 #   make demo       build, then run the sampling demo under codectl-run
 #   make help       every target
@@ -235,7 +235,7 @@ FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 600
 
 BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample \
-	$(O)/bench/crowd
+	$(O)/bench/crowd $(O)/bench/verify
 # bench/jit: its own fragment (a JIT writer program and the lookup benchmark).
 include bench/jit.mk
 # bench/startup: a program linked against 20 libraries with .sframe.
@@ -556,6 +556,13 @@ $(O)/bench/sample: bench/sample.c $(LIBSUPERVISOR) $(LIBEMU) $(CODECTL_RUN)
 		$(ALL_CFLAGS) -Wa,--gsframe $(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) \
 		$(SUPERVISOR_LIBS)
 
+# bench/verify: the verifier on the largest test objects and on bench/lua's build
+$(O)/bench/verify: bench/verify.c $(LIBSUPERVISOR) $(LIBEMU)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -DBUILD_DIR='"$(abspath $(O))"' \
+		-DLUA_DIR='"$(abspath $(B))/lua"' $(ALL_CFLAGS) $(filter %.c %.a,$^) -o $@ \
+		$(ALL_LDFLAGS) $(SUPERVISOR_LIBS)
+
 $(STARTUP_DIR)/libstart%.so: bench/startup/startup_lib.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -DLIB=$* -fPIC -shared -Wa,--gsframe $< -o $@ \
@@ -584,6 +591,7 @@ bench: $(BENCH_BINS)
 	$(O)/bench/sample
 	$(O)/bench/crowd
 	$(O)/bench/jit
+	$(O)/bench/verify
 
 # ---------------------------------------------------------------- demos
 
@@ -618,15 +626,16 @@ $(PC_FILE): Makefile
 		'Version: 0.1' 'Cflags: -I$${includedir}' >$@
 
 # Exactly what install writes, for uninstall.
-INSTALLED := $(I)/bin/codectl-run $(I)/lib/codectl-emu/libcodectl-audit.so \
+INSTALLED := $(I)/bin/codectl-run $(I)/bin/sframe-verify $(I)/lib/codectl-emu/libcodectl-audit.so \
 	$(INSTALL_HDRS:include/%=$(I)/include/%) $(INSTALL_UAPI_HDRS:include/%=$(I)/include/%) \
 	$(I)/share/pkgconfig/codectl-emu.pc \
 	$(foreach m,$(MAN_PAGES),$(I)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 	$(DOC_FILES:%=$(I)/share/doc/codectl-emu/%)
 
 .PHONY: install uninstall
-install: $(CODECTL_RUN) $(AUDIT_SO) $(MAN_PAGES) $(PC_FILE)
+install: $(CODECTL_RUN) $(SFRAME_VERIFY) $(AUDIT_SO) $(MAN_PAGES) $(PC_FILE)
 	install -D -m 755 $(CODECTL_RUN) $(I)/bin/codectl-run
+	install -D -m 755 $(SFRAME_VERIFY) $(I)/bin/sframe-verify
 	install -D -m 644 $(AUDIT_SO) $(I)/lib/codectl-emu/libcodectl-audit.so
 	install -d $(I)/include/linux $(I)/share/pkgconfig $(I)/share/doc/codectl-emu/docs
 	install -m 644 $(INSTALL_HDRS) $(I)/include/
@@ -649,7 +658,8 @@ clean:
 
 help:
 	@echo 'make [V=1] [SAN=asan] [CC=...] [CFLAGS=...] TARGET'
-	@echo '  all          codectl-run, the loader module, libemu, man pages, tests, benchmarks'
+	@echo '  all          codectl-run, sframe-verify, the loader module, libemu, man pages, tests,'
+	@echo '               benchmarks'
 	@echo '  demo         the sampling demo under codectl-run'
 	@echo '  demo-jit     the example JIT under codectl-run, its stacks checked'
 	@echo '  abi-demo     a program calling codectl(2), under codectl-run --trace'
@@ -670,7 +680,7 @@ help:
 	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
 	@echo '  fuzz-smoke   run each for 25 s'
 	@echo '  bench        run the benchmarks'
-	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, the loader module, headers,'
+	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, sframe-verify, the loader module, headers,'
 	@echo '               man pages, pkg-config file'
 	@echo '  uninstall    remove what install wrote'
 	@echo '  deps         install the Debian packages (as root) and write build/config.mk'

@@ -57,7 +57,9 @@ struct vfn {
  * struct vctx - what analysing an object's functions shares (owned by verify_run())
  * @dec: the decoder; @buf, @bufcap: room for one function's code
  * @starts, @nstarts: every FDE's function start, sorted
- * @noret, @nnoret: functions found never to return, sorted (last pass's)
+ * @noret: per function of @starts, found never to return (updated as each
+ *	is analysed, so that a callee analysed before its caller counts at once)
+ * @anchor: where address values (VK_ADDR) are counted from: the text's start
  * @edges, @nedges: jumps out of functions seen in this pass (owned)
  * @edges_full: more than VERIFY_MAX_EDGES: the rest were not kept
  */
@@ -68,8 +70,8 @@ struct vctx {
 	size_t bufcap;
 	const uint64_t *starts;
 	size_t nstarts;
-	const uint64_t *noret;
-	size_t nnoret;
+	uint8_t *noret;
+	uint64_t anchor;
 	struct vedge *edges;
 	size_t nedges;
 	size_t capedges;
@@ -169,5 +171,8 @@ struct verify_code vcode_of(const struct vstate *s);
 
 /** vnoreturn_name() - does a function of this name never return (abort, exit, longjmp, ...)? */
 bool vnoreturn_name(const char *name);
+
+/** vfunc_set_noreturn() - function @idx of @cx->starts never returns (or does); the cache follows. */
+void vfunc_set_noreturn(struct vctx *cx, size_t idx, bool noreturn);
 
 #endif /* SUPERVISOR_VERIFY_ANALYSIS_H */

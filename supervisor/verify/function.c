@@ -90,7 +90,8 @@ static int sweep(struct vctx *cx, struct vfunc *f)
 	return 0;
 }
 
-static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
+/* The index of @x in the sorted @v, or -1. */
+static long find_sorted(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
 
@@ -102,7 +103,7 @@ static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 		else
 			hi = mid;
 	}
-	return lo < n && v[lo] == x;
+	return lo < n && v[lo] == x ? (long)lo : -1;
 }
 
 static const char *const noreturn_names[] = {
@@ -156,7 +157,9 @@ static bool noreturn_uncached(struct vctx *cx, uint64_t t)
 {
 	const struct verify_sym *sym;
 
-	if (in_sorted(cx->noret, cx->nnoret, t))
+	long i = find_sorted(cx->starts, cx->nstarts, t);
+
+	if (i >= 0 && cx->noret && cx->noret[i])
 		return true;
 	sym = cx->t->syms ? verify_symbol_at(cx->t->syms, t) : NULL;
 	if (sym && sym->start == t)
@@ -164,10 +167,24 @@ static bool noreturn_uncached(struct vctx *cx, uint64_t t)
 	return vnoreturn_name(plt_import(cx, t));
 }
 
-/* Does the direct call to @t never return (a known name, or found so by the last pass)? */
+static struct vnoret_slot *cache_slot(struct vctx *cx, uint64_t t)
+{
+	return &cx->cache[(t ^ t >> 12) % VNORET_CACHE];
+}
+
+void vfunc_set_noreturn(struct vctx *cx, size_t idx, bool noreturn)
+{
+	struct vnoret_slot *c = cache_slot(cx, cx->starts[idx]);
+
+	cx->noret[idx] = noreturn;
+	if (c->target == cx->starts[idx])
+		c->noreturn = -1;
+}
+
+/* Does the direct call to @t never return (a known name, or found so by an analysis)? */
 static bool noreturn(struct vctx *cx, uint64_t t)
 {
-	struct vnoret_slot *c = &cx->cache[(t ^ t >> 12) % VNORET_CACHE];
+	struct vnoret_slot *c = cache_slot(cx, t);
 
 	if (c->noreturn < 0 || c->target != t) {
 		c->target = t;
@@ -181,7 +198,7 @@ static void record_edge(struct vctx *cx, uint64_t target, const struct vstate *s
 	struct vedge *e;
 
 	/* a tail call: the callee starts as any function does */
-	if (vstate_tail_shaped(s) && in_sorted(cx->starts, cx->nstarts, target))
+	if (vstate_tail_shaped(s) && find_sorted(cx->starts, cx->nstarts, target) >= 0)
 		return;
 	if (cx->nedges == cx->capedges) {
 		size_t cap = cx->capedges ? cx->capedges * 2 : 256;
@@ -208,12 +225,15 @@ static void propagate(struct vfunc *f, uint32_t j, const struct vstate *s, uint3
 	}
 }
 
+/*
+ * Into the next instruction. Off the function's end is no return: compilers
+ * end a function with a call only when the callee never returns (the code
+ * after it is another function's, or padding).
+ */
 static void fall_through(struct vfunc *f, uint32_t i, const struct vstate *s, uint32_t *nwork)
 {
 	if (i + 1 < f->n)
 		propagate(f, i + 1, s, nwork);
-	else
-		f->returns = true;	/* into whatever follows the function */
 }
 
 static void jump_to(struct vfunc *f, uint64_t target, const struct vstate *s,
@@ -373,7 +393,7 @@ int vfunc_analyze(struct vctx *cx, struct vfunc *f, const struct vroot *roots, s
 
 		f->queued[i] = 0;
 		s = f->in[i];
-		vstate_step(&s, &f->insn[i]);
+		vstate_step(&s, &f->insn[i], cx->anchor);
 		successors(cx, f, i, &s, &nwork);
 	}
 	if (nwork) {

@@ -7,6 +7,10 @@
  *	non-PIC: jmp *T(,%rI,8)
  *		(entries: 64-bit addresses)
  *
+ * and either with T loaded into a register earlier (out of a loop, or for
+ * a computed goto's dispatch table: mov (%rB,%rI,8), %rR; jmp *%rR), read
+ * from the analysis' state there (VK_ADDR).
+ *
  * The entry count comes from the bound check before it ("cmp $N, %rI;
  * ja/jae"), else entries are read while they land on instructions of the
  * function (at most VERIFY_MAX_TABLE). Entries that land outside the
@@ -48,12 +52,26 @@ static unsigned int bound(const struct vfunc *f, uint32_t k)
 	return 0;
 }
 
+/* The fixed address register @reg holds before instruction @k, if the analysis knows it. */
+static bool addr_in(const struct vctx *cx, const struct vfunc *f, uint32_t k, int reg,
+		    uint64_t *out)
+{
+	const struct vstate *s = &f->in[k];
+
+	if (!s->reached || reg == VREG_NONE || s->reg[reg].kind != VK_ADDR)
+		return false;
+	*out = cx->anchor + (uint64_t)(int64_t)s->reg[reg].off;
+	return true;
+}
+
 /*
  * The PIC form ending at the "jmp *%rR" at @i: "add %rB, %rR" before it,
- * "lea T(%rip), %rB" before that; the entries are 32-bit offsets from T
- * (GCC and Clang, -O0 to -O3).
+ * "lea T(%rip), %rB" before that, or T in B already; the entries are 32-bit
+ * offsets from T (GCC and Clang, -O0 to -O3). Or "mov (%rB,%rI,8), %rR"
+ * with T in B: 64-bit addresses.
  */
-static bool pic_table(const struct vfunc *f, uint32_t i, struct vtable *tb)
+static bool pic_table(const struct vctx *cx, const struct vfunc *f, uint32_t i,
+		      struct vtable *tb)
 {
 	int r = f->insn[i].src, b = VREG_NONE;
 	uint32_t k = i;
@@ -61,8 +79,19 @@ static bool pic_table(const struct vfunc *f, uint32_t i, struct vtable *tb)
 	for (uint32_t n = 0; k-- > 0 && n < LOOK_BACK && !block_end(&f->insn[k]); n++) {
 		const struct vinsn *in = &f->insn[k];
 
+		if (b == VREG_NONE && in->op == VO_LOAD && in->dst == r && in->mem.scale == 8 &&
+		    in->mem.index != VREG_NONE && addr_in(cx, f, k, in->mem.base, &tb->base)) {
+			tb->relative = false;
+			tb->count = bound(f, k);
+			return true;
+		}
 		if (b == VREG_NONE && in->add_rr && in->dst == r) {
 			b = in->src;
+			if (!addr_in(cx, f, k, b, &tb->base))
+				continue;
+			tb->relative = true;
+			tb->count = bound(f, k);
+			return true;
 		} else if (b != VREG_NONE && in->op == VO_LEA && in->dst == b && in->mem.rip &&
 			   in->mem.index == VREG_NONE) {
 			*tb = (struct vtable){ .base = (uint64_t)in->mem.disp, .relative = true,
@@ -75,7 +104,7 @@ static bool pic_table(const struct vfunc *f, uint32_t i, struct vtable *tb)
 	return false;
 }
 
-static bool table_of(const struct vfunc *f, uint32_t i, struct vtable *tb)
+static bool table_of(const struct vctx *cx, const struct vfunc *f, uint32_t i, struct vtable *tb)
 {
 	const struct vinsn *j = &f->insn[i];
 
@@ -85,7 +114,7 @@ static bool table_of(const struct vfunc *f, uint32_t i, struct vtable *tb)
 				       .count = bound(f, i) };
 		return true;
 	}
-	return j->src != VREG_NONE && pic_table(f, i, tb);
+	return j->src != VREG_NONE && pic_table(cx, f, i, tb);
 }
 
 /* Entry @e of @tb as an address; false when unreadable. */
@@ -111,7 +140,7 @@ int vtable_targets(struct vctx *cx, const struct vfunc *f, uint32_t i, uint64_t 
 	struct vtable tb;
 	unsigned int n = 0, limit;
 
-	if (!table_of(f, i, &tb))
+	if (!table_of(cx, f, i, &tb))
 		return 0;
 	limit = tb.count && tb.count < max ? tb.count : max;
 	for (unsigned int e = 0; e < limit; e++) {
@@ -119,6 +148,8 @@ int vtable_targets(struct vctx *cx, const struct vfunc *f, uint32_t i, uint64_t 
 
 		if (!entry(cx, &tb, e, &t))
 			break;
+		if (!tb.relative && (t < f->start || t >= f->end))
+			t += cx->t->bias;	/* not relocated yet */
 		if (t < f->start || t >= f->end || vfunc_find(f, t) < 0) {
 			if (!tb.count)
 				break;	/* past the table's end, most likely */

@@ -25,18 +25,21 @@
 
 #include "analysis.h"
 
-#define MAX_PASSES 4
+#define MAX_PASSES 6
 
+/**
+ * struct vrun - one verify_run(): the functions, the last pass's edges, room for roots
+ * @noret_changed: a function's returning or not changed in this pass
+ */
 struct vrun {
 	struct vctx cx;
+	bool noret_changed;
 	const struct verify_target *t;
 	struct vfn *fn;
 	size_t nfn;
 	uint64_t *starts;
 	struct vedge *edges;	/* the last pass's, sorted by target */
 	size_t nedges;
-	uint64_t *noret;
-	size_t nnoret;
 	struct vroot *roots;
 	size_t caproots;
 	struct vfunc f;
@@ -206,6 +209,10 @@ static int analyze_fn(struct vrun *r, struct vfn *fn)
 	r->f.rep = fn->rep;
 	err = vfunc_analyze(&r->cx, &r->f, r->roots, n);
 	fn->returns = r->f.returns;
+	if (!err && fn->returns == (bool)r->cx.noret[fn - r->fn]) {
+		vfunc_set_noreturn(&r->cx, (size_t)(fn - r->fn), !fn->returns);
+		r->noret_changed = true;
+	}
 	return err;
 }
 
@@ -230,26 +237,6 @@ static uint64_t hash_edges(const struct vedge *e, size_t n)
 				  e[i].st.slot[s].val.kind)) * 1099511628211ull;
 	}
 	return h;
-}
-
-/* The functions found never to return, sorted; true when the set changed. */
-static int update_noret(struct vrun *r, bool *changed)
-{
-	uint64_t *v = calloc(r->nfn ? r->nfn : 1, sizeof(*v));
-	size_t n = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nfn; i++)
-		if (!r->fn[i].returns)
-			v[n++] = r->fn[i].start;
-	*changed = n != r->nnoret || (n && memcmp(v, r->noret, n * sizeof(*v)));
-	free(r->noret);
-	r->noret = v;
-	r->nnoret = n;
-	r->cx.noret = v;
-	r->cx.nnoret = n;
-	return 0;
 }
 
 /* This pass's edges become the next pass's entries; true when they changed. */
@@ -277,19 +264,19 @@ static void reset_cache(struct vctx *cx)
 /* One pass over every function; @out: compare too (NULL: collect only). */
 static int one_pass(struct vrun *r, struct verify_result *out, bool *stable)
 {
-	bool noret_changed, edges_changed;
+	bool edges_changed;
 	int err = 0;
 
-	reset_cache(&r->cx);
+	r->noret_changed = false;
 	for (size_t i = 0; i < r->nfn && !err; i++) {
 		err = analyze_fn(r, &r->fn[i]);
 		if (!err && out)
 			vcompare(&r->cx, &r->f, out);
 	}
-	if (err || update_noret(r, &noret_changed))
-		return -ENOMEM;
+	if (err)
+		return err;
 	edges_changed = take_edges(r);
-	*stable = !noret_changed && !edges_changed;
+	*stable = !r->noret_changed && !edges_changed;
 	return 0;
 }
 
@@ -331,7 +318,7 @@ static void run_free(struct vrun *r)
 	free(r->fn);
 	free(r->starts);
 	free(r->edges);
-	free(r->noret);
+	free(r->cx.noret);
 	free(r->roots);
 }
 
@@ -344,6 +331,11 @@ int verify_run(const struct verify_target *t, struct verify_result *out)
 	err = r.cx.dec ? collect(&r, &out->st) : -ENOMEM;
 	r.cx.starts = r.starts;
 	r.cx.nstarts = r.nfn;
+	r.cx.noret = calloc(r.nfn ? r.nfn : 1, 1);
+	r.cx.anchor = t->text->n ? t->text->vma[0].start : 0;
+	reset_cache(&r.cx);
+	if (!err && !r.cx.noret)
+		err = -ENOMEM;
 	if (!err)
 		err = passes(&r, out);
 	if (!err)

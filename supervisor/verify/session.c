@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "elf_file.h"
 #include "report.h"
@@ -17,6 +18,7 @@
  * @text_start: where its text was in the process checked (findings are at
  *	that process's addresses)
  * @err: why it could not be checked ("" when it was)
+ * @ms: how long the check took
  */
 struct vs_object {
 	char key[160];
@@ -26,6 +28,7 @@ struct vs_object {
 	struct verify_object_info info;
 	struct verify_result r;
 	char err[160];
+	double ms;
 };
 
 /** struct vs_instance - where a process has a checked object's text */
@@ -173,8 +176,8 @@ static void log_object(struct verify_session *v, const struct vs_object *o)
 		return;
 	}
 	verify_summary_text(&o->r, line, sizeof(line));
-	log_note(v->log, "verify: %s (pid %d): SFrame v%u: %s", o->name, (int)o->pid,
-		 o->info.version, line);
+	log_note(v->log, "verify: %s (pid %d, %.0f ms): SFrame v%u: %s", o->name, (int)o->pid,
+		 o->ms, o->info.version, line);
 	for (size_t i = 0; i < o->r.n; i++) {
 		if (!verify_is_mismatch(o->r.f[i].kind) || shown++ >= LOG_FINDINGS)
 			continue;
@@ -193,7 +196,7 @@ static void check(struct vs_object *o, const struct emu_registration *reg,
 	bool file = open_file(&e, o->name, reg);
 	struct verify_target t = { .sframe = reg->sframe, .mem = mem, .text = &text,
 				   .syms = file ? &e.syms : NULL, .dwarf = file ? verify_elf_dwarf : NULL,
-				   .dwarf_ctx = &e };
+				   .dwarf_ctx = &e, .bias = file ? e.bias : 0 };
 	const struct emu_sframe_hdr *h = emu_sframe_header(reg->sframe);
 	int err = emu_mappings_add(&text, reg->text_start, reg->text_end, EMU_PROT_EXEC);
 
@@ -213,6 +216,7 @@ void verify_session_check(struct verify_session *v, pid_t pid, const struct emu_
 			  const struct emu_accessor *mem)
 {
 	char key[160], name[4096];
+	struct timespec t0, t1;
 	struct vs_object *n;
 	long i;
 
@@ -238,7 +242,10 @@ void verify_session_check(struct verify_session *v, pid_t pid, const struct emu_
 		log_line(v->log, "verify: %s: out of memory", name);
 		return;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	check(n, reg, mem);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	n->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	v->nobj++;
 	log_object(v, n);
 }
@@ -278,6 +285,7 @@ json_t *verify_session_json(const struct verify_session *v)
 			o = verify_result_json(&ob->info, &ob->r);
 		if (o) {
 			json_object_set_new(o, "pid", json_integer(ob->pid));
+			json_object_set_new(o, "check_ms", json_real(ob->ms));
 			json_object_set_new(o, "identity", json_string(ob->key));
 		}
 		json_array_append_new(a, o);

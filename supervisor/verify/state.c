@@ -3,7 +3,8 @@
  * The abstract state of a frame and one instruction's effect on it. Values
  * are CFA-relative offsets, the caller's FP, the return address, or not
  * followed (VK_OTHER); VK_STACK is an address inside the frame at an offset
- * the code does not fix (a realigned or dynamically grown stack); VK_UNKNOWN
+ * the code does not fix (a realigned or dynamically grown stack); VK_ADDR a
+ * fixed address (for jump tables whose base was loaded earlier); VK_UNKNOWN
  * is what disagreeing paths or an unmodelled instruction leave.
  */
 #include <string.h>
@@ -122,6 +123,12 @@ static struct vval add(struct vval v, int64_t imm)
 {
 	if (v.kind == VK_CFA)
 		return vval_cfa((int64_t)v.off + imm);
+	if (v.kind == VK_ADDR) {
+		v = vval_cfa((int64_t)v.off + imm);
+		if (v.kind == VK_CFA)
+			v.kind = VK_ADDR;
+		return v;
+	}
 	if (v.kind == VK_STACK || v.kind == VK_UNKNOWN)
 		return v;
 	return (struct vval){ .kind = VK_OTHER };
@@ -217,11 +224,24 @@ static void call(struct vstate *s)
 			slot_remove(s, i--);
 }
 
-static void step_mem(struct vstate *s, const struct vinsn *in)
+/* lea T(%rip), %reg: the address, counted from @anchor */
+static struct vval rip_address(const struct vinsn *in, uint64_t anchor)
+{
+	struct vval v = vval_cfa((int64_t)((uint64_t)in->mem.disp - anchor));
+
+	if (v.kind == VK_CFA)
+		v.kind = VK_ADDR;
+	return v;
+}
+
+static void step_mem(struct vstate *s, const struct vinsn *in, uint64_t anchor)
 {
 	switch (in->op) {
 	case VO_LEA:
-		set_reg(s, in->dst, address(s, &in->mem), in->addr);
+		if (in->mem.rip && in->mem.scale && in->mem.index == VREG_NONE)
+			set_reg(s, in->dst, rip_address(in, anchor), in->addr);
+		else
+			set_reg(s, in->dst, address(s, &in->mem), in->addr);
 		break;
 	case VO_LOAD:
 		set_reg(s, in->dst, load(s, &in->mem), in->addr);
@@ -233,7 +253,7 @@ static void step_mem(struct vstate *s, const struct vinsn *in)
 	}
 }
 
-void vstate_step(struct vstate *s, const struct vinsn *in)
+void vstate_step(struct vstate *s, const struct vinsn *in, uint64_t anchor)
 {
 	struct vval v;
 
@@ -276,7 +296,7 @@ void vstate_step(struct vstate *s, const struct vinsn *in)
 		clobber(s, in->writes, in->addr);
 		break;
 	default:
-		step_mem(s, in);
+		step_mem(s, in, anchor);
 	}
 }
 

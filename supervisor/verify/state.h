@@ -18,12 +18,13 @@ enum vkind {
 	VK_OTHER = 0,	/* a value the analysis does not follow (not CFA-relative) */
 	VK_UNKNOWN,	/* the paths that meet here disagree, or not modelled */
 	VK_STACK,	/* an address in this frame at an offset the code does not fix */
+	VK_ADDR,	/* a fixed address, anchor + off (lea T(%rip)): a jump table's base */
 	VK_CFA,		/* CFA + off */
 	VK_CALLER_FP,	/* the caller's frame pointer */
 	VK_RA,		/* the return address */
 };
 
-/** struct vval - an abstract value: @kind, and @off for VK_CFA (bytes) */
+/** struct vval - an abstract value: @kind, and @off for VK_CFA and VK_ADDR (bytes) */
 struct vval {
 	int32_t off;
 	uint8_t kind;
@@ -64,9 +65,9 @@ void vstate_entry(struct vstate *s);
 /**
  * vstate_step() - @s after the effect of @in on registers and slots
  * (control flow is the caller's: calls clobber the caller-saved registers
- * here, as the ABI lets the callee do)
+ * here, as the ABI lets the callee do); @anchor: VK_ADDR values count from it
  */
-void vstate_step(struct vstate *s, const struct vinsn *in);
+void vstate_step(struct vstate *s, const struct vinsn *in, uint64_t anchor);
 
 /**
  * vstate_join() - merge @from into @into (a control-flow merge at @at)
@@ -88,7 +89,7 @@ bool vstate_tail_shaped(const struct vstate *s);
 /** vval_eq() - @a and @b are the same abstract value. */
 static inline bool vval_eq(struct vval a, struct vval b)
 {
-	return a.kind == b.kind && (a.kind != VK_CFA || a.off == b.off);
+	return a.kind == b.kind && ((a.kind != VK_CFA && a.kind != VK_ADDR) || a.off == b.off);
 }
 
 /** vval_cfa() - a CFA-relative value. */

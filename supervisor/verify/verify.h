@@ -213,6 +213,9 @@ typedef int (*verify_dwarf_fn)(void *ctx, uint64_t addr, struct emu_unwind_rule 
  * @text: the executable ranges checked; FDEs outside them are skipped
  * @syms: function symbols, imports and sections, or NULL
  * @dwarf, @dwarf_ctx: .eh_frame's opinion, or NULL
+ * @bias: run-time minus link-time addresses, when known (0: none): an
+ *	absolute address read from data (a jump table) may not be relocated
+ *	yet, as in an object registered at exec, before ld.so ran
  */
 struct verify_target {
 	const struct emu_sframe_section *sframe;
@@ -221,6 +224,7 @@ struct verify_target {
 	const struct verify_symbols *syms;
 	verify_dwarf_fn dwarf;
 	void *dwarf_ctx;
+	uint64_t bias;
 };
 
 /**
