@@ -561,3 +561,53 @@ Test(interp, function_too_large_is_unknown)
 	emu_mappings_free(&text);
 	free(big);
 }
+
+/* A computed goto's dispatch table: its base loaded first, 64-bit entries, no bound check. */
+Test(interp, dispatch_table_in_a_register)
+{
+	static const uint8_t code[] = {
+		0x4c, 0x8d, 0x35, 0x19, 0x00, 0x00, 0x00,	/* 0: lea T(%rip),%r14 (T = 0x20) */
+		0x0f, 0xb6, 0x07,				/* 7: movzbl (%rdi),%eax */
+		0x49, 0x8b, 0x04, 0xc6,				/* a: mov (%r14,%rax,8),%rax */
+		0xff, 0xe0,					/* e: jmp *%rax */
+		0x53, 0x5b, 0xc3, 0x53, 0x5b, 0xc3,		/* 10, 13: handlers */
+	};
+	const uint64_t table[2] = { A(0x10), A(0x13) };
+	struct sfw_fre f[5] = { sp_row(0, 8, 0), sp_row(0x11, 16, 0), sp_row(0x12, 8, 0),
+				sp_row(0x14, 16, 0), sp_row(0x15, 8, 0) };
+
+	put(0, code, sizeof(code));
+	put(0x20, (const uint8_t *)table, sizeof(table));
+	mini_fn(&m, 0, sizeof(code), f, 5);
+	mini_run(&m, &r);
+	cr_assert_eq(r.n, 0, "%zu findings, the first %s", r.n,
+		     r.n ? verify_why_name(r.f[0].why) : "");
+	cr_assert_eq(r.st.decided, 10);
+}
+
+/*
+ * B ends with a call to C, which never returns: B does not return either
+ * (nothing follows its call), and A's code after its call to B is reached
+ * only by A's own jump.
+ */
+Test(interp, function_ending_in_a_call_does_not_return)
+{
+	static const uint8_t a[] = { 0x85, 0xff, 0x75, 0x06, 0x50, 0xe8, 0x06, 0x00, 0x00, 0x00,
+				     0xc3 };
+	static const uint8_t b[] = { 0x50, 0xe8, 0x0a, 0x00, 0x00, 0x00 };	/* push; call 0x20 */
+	static const uint8_t c[] = { 0xeb, 0xfe };
+	struct sfw_fre fa[3] = { sp_row(0, 8, 0), sp_row(5, 16, 0), sp_row(0xa, 8, 0) };
+	struct sfw_fre fb[2] = { sp_row(0, 8, 0), sp_row(1, 16, 0) };
+	struct sfw_fre fc[1] = { sp_row(0, 8, 0) };
+
+	put(0, a, sizeof(a));
+	put(0x10, b, sizeof(b));
+	put(0x20, c, sizeof(c));
+	mini_fn(&m, 0, sizeof(a), fa, 3);
+	mini_fn(&m, 0x10, sizeof(b), fb, 2);
+	mini_fn(&m, 0x20, sizeof(c), fc, 1);
+	mini_run(&m, &r);
+	cr_assert_eq(r.n, 0, "%zu findings, the first %s", r.n,
+		     r.n ? verify_why_name(r.f[0].why) : "");
+	cr_assert_eq(r.st.undecided, 0);
+}
