@@ -4,7 +4,8 @@
  * 2 an error), its text and --json; and codectl-run --verify, which checks
  * the sections a traced program registers: the finding in the log, in the
  * exit summary and in --json's "verify" array, and linked from the wrong
- * samples it explains.
+ * samples it explains; once per object however many processes run it; and
+ * whichever entry point registered the section.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -161,4 +162,81 @@ Test(cli, codectl_run_verify)
 	json_decref(root);
 	unlink(json);
 	run_free(&r);
+}
+
+/* The lines of @log that start with @prefix. */
+static size_t count_lines(const char *log, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+
+	for (const char *l = log; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		n += !strncmp(l, prefix, len);
+	return n;
+}
+
+/* The objects of the "verify" array named @prog. */
+static size_t verify_objects(json_t *root, const char *prog)
+{
+	size_t i, n = 0;
+	json_t *o;
+
+	json_array_foreach(json_object_get(root, "verify"), i, o)
+		n += !strcmp(json_string_value(json_object_get(o, "file")), prog);
+	return n;
+}
+
+/* Two processes of one program: checked once, in the first; both linked. */
+Test(cli, codectl_run_verify_once_per_object)
+{
+	const char *prog = VERDICT_DIR "/missing_remember_state";
+	char json[4096], real[4096], script[8192], prefix[4200];
+	const char *argv[] = { "--verify", "--json", json, "--", "/bin/sh", "-c", script, NULL };
+	struct run r;
+	json_t *root;
+	int fdn = test_mkstemp(json, sizeof(json), "codectl-run-json");
+
+	close(fdn);
+	cr_assert(realpath(prog, real));
+	snprintf(script, sizeof(script), "'%s' && '%s'", prog, prog);
+	run_codectl(&r, argv);
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	snprintf(prefix, sizeof(prefix), "codectl-run: verify: %s (pid ", real);
+	cr_assert_eq(count_lines(r.log, prefix), 1, "%s", r.log);
+	cr_assert_eq(count_lines(r.log, "codectl-run: verify:   0x"), 1, "%s", r.log);
+	cr_assert(strstr(r.log, "codectl-run: verify: 1 object checked, "), "%s", r.log);
+	root = json_load_file(json, 0, NULL);
+	cr_assert_not_null(root);
+	cr_assert_eq(verify_objects(root, real), 1);
+	cr_assert_not_null(verify_finding(root, real, "spin_early_return", "0x8"));
+	json_decref(root);
+	unlink(json);
+	run_free(&r);
+}
+
+/*
+ * A section registered by each entry point (kernel-prog registers its own
+ * .sframe; no exec registration, no loader module) is checked as one
+ * registered at exec: once, with the program's symbols.
+ */
+Test(cli, codectl_run_verify_every_entry_point)
+{
+	static const char *const ifaces[] = { "codectl", "sframe_register", "prctl",
+					      "stacktrace_setup" };
+	char real[4096], prefix[4200];
+	struct run r;
+
+	cr_assert(realpath(KERNEL_PROG, real));
+	snprintf(prefix, sizeof(prefix), "codectl-run: verify: %s (pid ", real);
+	for (int i = 0; i < 4; i++) {
+		const char *argv[] = { "--verify", "--no-loader-module", "--no-exec-registration",
+				       "--prctl-sframe", "-F", "0", "--", KERNEL_PROG, "self",
+				       ifaces[i], NULL };
+
+		run_codectl(&r, argv);
+		cr_assert_eq(r.status, 0, "%s: %s", ifaces[i], r.log);
+		cr_assert_eq(count_lines(r.log, prefix), 1, "%s: %s", ifaces[i], r.log);
+		cr_assert(strstr(r.log, "codectl-run: verify: 1 object checked, "), "%s: %s",
+			  ifaces[i], r.log);
+		run_free(&r);
+	}
 }
