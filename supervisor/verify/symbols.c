@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* An object's names for the verifier: function symbols, imports, sections. */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "verify.h"
 
@@ -51,51 +53,52 @@ void verify_symbols_sort(struct verify_symbols *s)
 		qsort(s->sec, s->nsec, sizeof(*s->sec), cmp_sec);
 }
 
-const struct verify_sym *verify_symbol_at(const struct verify_symbols *s, uint64_t addr)
+/*
+ * How many of the @n elements at @base (@size bytes each, sorted by the
+ * address at byte @key of each) have an address <= @addr.
+ */
+static size_t count_at_or_below(const void *base, size_t n, size_t size, size_t key,
+				uint64_t addr)
 {
-	size_t lo = 0, hi = s->nsym;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		uint64_t a;
 
-		if (s->sym[mid].start <= addr)
+		memcpy(&a, (const char *)base + mid * size + key, sizeof(a));
+		if (a <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || addr - s->sym[lo - 1].start >= s->sym[lo - 1].size)
+	return lo;
+}
+
+const struct verify_sym *verify_symbol_at(const struct verify_symbols *s, uint64_t addr)
+{
+	size_t i = count_at_or_below(s->sym, s->nsym, sizeof(*s->sym),
+				     offsetof(struct verify_sym, start), addr);
+
+	if (!i || addr - s->sym[i - 1].start >= s->sym[i - 1].size)
 		return NULL;
-	return &s->sym[lo - 1];
+	return &s->sym[i - 1];
 }
 
 const char *verify_import_at(const struct verify_symbols *s, uint64_t slot)
 {
-	size_t lo = 0, hi = s->nimp;
+	size_t i = count_at_or_below(s->imp, s->nimp, sizeof(*s->imp),
+				     offsetof(struct verify_import, slot), slot);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->imp[mid].slot < slot)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nimp && s->imp[lo].slot == slot ? s->imp[lo].name : NULL;
+	return i && s->imp[i - 1].slot == slot ? s->imp[i - 1].name : NULL;
 }
 
 const char *verify_section_at(const struct verify_symbols *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nsec;
+	size_t i = count_at_or_below(s->sec, s->nsec, sizeof(*s->sec),
+				     offsetof(struct verify_section, start), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->sec[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || addr >= s->sec[lo - 1].end)
+	if (!i || addr >= s->sec[i - 1].end)
 		return NULL;
-	return s->sec[lo - 1].name;
+	return s->sec[i - 1].name;
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "objdump_sframe.h"
 #include "verdict_run.h"
 
 #define PROG VERDICT_DIR "/ibt_plt"
@@ -50,29 +51,7 @@ static unsigned long long first_entry(const char *section, char *name, size_t si
 /* The CFA column of the rows of the SFrame FDE that starts at @pc ("sp+16 sp+24 "). */
 static void fde_rows(unsigned long long pc, char *out, size_t size)
 {
-	char cmd[512], line[256], cfa[32];
-	unsigned long long at;
-	bool in = false;
-	size_t n = 0;
-	const char *s;
-	FILE *p;
-
-	out[0] = '\0';
-	snprintf(cmd, sizeof(cmd), "objdump --sframe=.sframe '%s'", PROG);
-	p = popen(cmd, "r");
-	cr_assert(p, "%s", cmd);
-	while (fgets(line, sizeof(line), p)) {
-		if ((s = strstr(line, "func idx [")) && (s = strstr(s, "pc = ")) &&
-		    sscanf(s, "pc = %llx", &at) == 1) {
-			in = at == pc;
-			continue;
-		}
-		if (!in || strstr(line, "STARTPC") || sscanf(line, "%*s %31s", cfa) != 1)
-			continue;
-		n += snprintf(out + n, n < size ? size - n : 0, "%s ", cfa);
-	}
-	pclose(p);
-	cr_assert_lt(n, size);
+	cr_assert_eq(objdump_sframe_cfa(PROG, pc, out, size), 0, "objdump --sframe %s", PROG);
 }
 
 /* Is frame 0 of @s in the stub at [@stub, @stub + 16)? Named "[ibt_plt+0xOFF]". */

@@ -36,7 +36,7 @@ $(VERDICT_DIR)/%: tests/verdict/progs/%.c $$(wildcard tests/verdict/progs/%-*.S)
 		$(VERDICT_LIBS_$*)
 
 $(VERDICT_TEST): $(VERDICT_TEST_SRC) $(wildcard tests/verdict/*.h) tests/e2e/run_helper.h \
-		tests/lib/test_tmp.h
+		tests/lib/test_tmp.h tests/lib/objdump_sframe.h
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib -Itests/verdict $(UNWIND_CFLAGS) \
 		-DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' -DVERDICT_DIR='"$(abspath $(VERDICT_DIR))"' \

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "objdump_sframe.h"
 #include "verify_util.h"
 
 /* Unknown only in the DRAP functions of the programs (drap.c, realign.c). */
@@ -89,32 +90,6 @@ Test(files, binutils_vectors)
 		cr_assert_eq(check_dir(v[i], ".txt"), 20, "%s", v[i]);
 }
 
-/* The CFA column of the rows objdump shows for the SFrame FDE at @pc ("sp+16 sp+24 "). */
-static void objdump_rows(const char *prog, unsigned long long pc, char *out, size_t size)
-{
-	char cmd[512], line[256], cfa[32];
-	unsigned long long at;
-	bool in = false;
-	size_t n = 0;
-	const char *s;
-	FILE *p;
-
-	out[0] = '\0';
-	snprintf(cmd, sizeof(cmd), "objdump --sframe=.sframe '%s'", prog);
-	p = popen(cmd, "r");
-	cr_assert(p, "%s", cmd);
-	while (fgets(line, sizeof(line), p)) {
-		if ((s = strstr(line, "func idx [")) && (s = strstr(s, "pc = ")) &&
-		    sscanf(s, "pc = %llx", &at) == 1) {
-			in = at == pc;
-			continue;
-		}
-		if (in && !strstr(line, "STARTPC") && sscanf(line, "%*s %31s", cfa) == 1)
-			n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s ", cfa);
-	}
-	pclose(p);
-}
-
 static uint64_t section_start(const struct vfile *f, const char *name)
 {
 	for (size_t i = 0; i < f->e.syms.nsec; i++)
@@ -137,8 +112,8 @@ Test(known, ibt_plt_pr32296)
 	vfile_run(&f, NULL);
 	sec = section_start(&f, ".plt.sec");
 	plt = section_start(&f, ".plt");
-	objdump_rows(prog, plt, plt0, sizeof(plt0));
-	objdump_rows(prog, sec, stub, sizeof(stub));
+	cr_assert_eq(objdump_sframe_cfa(prog, plt, plt0, sizeof(plt0)), 0);
+	cr_assert_eq(objdump_sframe_cfa(prog, sec, stub, sizeof(stub)), 0);
 	cr_assert_str_eq(plt0, "sp+16 sp+24 ");
 	bug = !strcmp(stub, plt0);
 	cr_log_info("ibt_plt: the first .plt.sec stub has %s rows", bug ? "PLT0's" : "its own");

@@ -188,16 +188,26 @@ Test(interp, disagreeing_merge_is_unknown)
 static const uint8_t calls_noreturn[] = { 0x85, 0xff, 0x75, 0x06, 0x50, 0xe8, 0x06, 0x00, 0x00,
 					  0x00, 0xc3 };
 
+/* calls_noreturn at 0 and @callee (@n bytes) at 0x10, each with its true rows. */
+static void caller_and_callee(const uint8_t *callee, uint32_t n)
+{
+	static struct sfw_fre f[3], g[1];	/* the FDEs point at them until mini_run() */
+
+	f[0] = sp_row(0, 8, 0);
+	f[1] = sp_row(5, 16, 0);
+	f[2] = sp_row(0xa, 8, 0);
+	g[0] = sp_row(0, 8, 0);
+	put(0, calls_noreturn, sizeof(calls_noreturn));
+	put(0x10, callee, n);
+	mini_fn(&m, 0, sizeof(calls_noreturn), f, 3);
+	mini_fn(&m, 0x10, n, g, 1);
+}
+
 Test(interp, call_to_function_found_never_to_return)
 {
 	static const uint8_t spin[] = { 0xeb, 0xfe };
-	struct sfw_fre f[3] = { sp_row(0, 8, 0), sp_row(5, 16, 0), sp_row(0xa, 8, 0) };
-	struct sfw_fre g[1] = { sp_row(0, 8, 0) };
 
-	put(0, calls_noreturn, sizeof(calls_noreturn));
-	put(0x10, spin, sizeof(spin));
-	mini_fn(&m, 0, sizeof(calls_noreturn), f, 3);
-	mini_fn(&m, 0x10, sizeof(spin), g, 1);
+	caller_and_callee(spin, sizeof(spin));
 	mini_run(&m, &r);
 	cr_assert_eq(r.n, 0, "%zu findings, the first %s", r.n,
 		     r.n ? verify_kind_name(r.f[0].kind) : "");
@@ -207,13 +217,8 @@ Test(interp, call_to_function_found_never_to_return)
 Test(interp, call_to_exit_by_name)
 {
 	static const uint8_t ret[] = { 0xc3 };
-	struct sfw_fre f[3] = { sp_row(0, 8, 0), sp_row(5, 16, 0), sp_row(0xa, 8, 0) };
-	struct sfw_fre g[1] = { sp_row(0, 8, 0) };
 
-	put(0, calls_noreturn, sizeof(calls_noreturn));
-	put(0x10, ret, sizeof(ret));
-	mini_fn(&m, 0, sizeof(calls_noreturn), f, 3);
-	mini_fn(&m, 0x10, 1, g, 1);
+	caller_and_callee(ret, sizeof(ret));
 	m.syms[m.nsym++] = (struct verify_sym){ .start = A(0x10), .size = 1, .name = "exit" };
 	mini_run(&m, &r);
 	cr_assert_eq(r.n, 0);
@@ -222,13 +227,8 @@ Test(interp, call_to_exit_by_name)
 Test(interp, call_that_may_return_makes_unknown)
 {
 	static const uint8_t ret[] = { 0xc3 };
-	struct sfw_fre f[3] = { sp_row(0, 8, 0), sp_row(5, 16, 0), sp_row(0xa, 8, 0) };
-	struct sfw_fre g[1] = { sp_row(0, 8, 0) };
 
-	put(0, calls_noreturn, sizeof(calls_noreturn));
-	put(0x10, ret, sizeof(ret));
-	mini_fn(&m, 0, sizeof(calls_noreturn), f, 3);
-	mini_fn(&m, 0x10, 1, g, 1);
+	caller_and_callee(ret, sizeof(ret));
 	mini_run(&m, &r);
 	cr_assert_eq(r.n, 1);
 	cr_assert_eq(r.f[0].kind, VERIFY_UNKNOWN);
