@@ -268,34 +268,62 @@ int verify_elf_open_mem(const uint8_t *data, size_t len, struct verify_elf *e, c
 	return r;
 }
 
-int verify_elf_open(const char *path, struct verify_elf *e, char *err, size_t errlen)
+/* @fd's @size bytes into @e->map (read, not mapped: a file cut short later cannot fault us). */
+static int read_all(int fd, struct verify_elf *e, size_t size, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
-	struct stat st;
+	size_t off = 0;
+	ssize_t n;
 
-	memset(e, 0, sizeof(*e));
-	if (fd < 0 || fstat(fd, &st)) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return fail(err, errlen, r, "%s", strerror(-r));
-	}
-	if (!S_ISREG(st.st_mode) || !st.st_size) {
-		close(fd);
-		return fail(err, errlen, -ENOEXEC, S_ISREG(st.st_mode) ? "empty file" :
-			    "not a regular file");
-	}
-	e->map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	close(fd);
+	e->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (e->map == MAP_FAILED) {
 		e->map = NULL;
-		return fail(err, errlen, -errno, "mmap: %s", strerror(errno));
+		return fail(err, errlen, -ENOMEM, "out of memory");
 	}
-	e->size = (size_t)st.st_size;
-	r = index_file(e, err, errlen);
+	e->size = size;
+	while (off < size) {
+		n = pread(fd, e->map + off, size - off, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(err, errlen, -errno, "read: %s", strerror(errno));
+		if (!n)
+			return fail(err, errlen, -ENOEXEC, "the file shrank while it was read");
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int verify_elf_open_fd(int fd, struct verify_elf *e, char *err, size_t errlen)
+{
+	struct stat st;
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	if (fstat(fd, &st))
+		r = fail(err, errlen, -errno, "%s", strerror(errno));
+	else if (!S_ISREG(st.st_mode) || !st.st_size)
+		r = fail(err, errlen, -ENOEXEC, S_ISREG(st.st_mode) ? "empty file" :
+			 "not a regular file");
+	else
+		r = read_all(fd, e, (size_t)st.st_size, err, errlen);
+	close(fd);
+	if (!r)
+		r = index_file(e, err, errlen);
 	if (r)
 		verify_elf_close(e);
 	return r;
+}
+
+int verify_elf_open(const char *path, struct verify_elf *e, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: a FIFO is refused as not a regular file, not waited on */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), r = -errno;
+
+	if (fd < 0) {
+		memset(e, 0, sizeof(*e));
+		return fail(err, errlen, r, "%s", strerror(-r));
+	}
+	return verify_elf_open_fd(fd, e, err, errlen);
 }
 
 void verify_elf_close(struct verify_elf *e)

@@ -55,6 +55,13 @@ struct verify_elf {
 int verify_elf_open(const char *path, struct verify_elf *e, char *err, size_t errlen);
 
 /**
+ * verify_elf_open_fd() - the same from the open file @fd, which it closes
+ * (codectl-run opens a tracee's files with as_tracee_open())
+ * Return: as verify_elf_open().
+ */
+int verify_elf_open_fd(int fd, struct verify_elf *e, char *err, size_t errlen);
+
+/**
  * verify_elf_open_mem() - the same from @len bytes at @data (copied)
  * Return: as verify_elf_open().
  */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "elf_file.h"
+#include "supervisor/core/as_tracee.h"
 #include "report.h"
 #include "session.h"
 
@@ -150,12 +151,24 @@ static int add_instance(struct verify_session *v, pid_t pid, const struct emu_re
 	return 0;
 }
 
-/* The object's file, for symbols and .eh_frame, when it is the one registered. */
-static bool open_file(struct verify_elf *e, const char *name, const struct emu_registration *reg)
+/*
+ * The object's file, for symbols and .eh_frame, when it is the one
+ * registered. Its path is the tracee's to choose (codectl's pathname, its
+ * mappings): opened as the tracee could open it (codectl-run(1), SECURITY).
+ */
+static bool open_file(struct verify_elf *e, pid_t pid, const char *name,
+		      const struct emu_registration *reg)
 {
+	struct as_tracee_id who;
 	char err[256];
+	int fd;
 
-	if (name[0] != '/' || verify_elf_open(name, e, err, sizeof(err)))
+	if (name[0] != '/')
+		return false;
+	as_tracee_id_init(&who, pid);
+	fd = as_tracee_open(&who, name);
+	as_tracee_id_free(&who);
+	if (fd < 0 || verify_elf_open_fd(fd, e, err, sizeof(err)))
 		return false;
 	if ((reg->ident.build_id_len && (reg->ident.build_id_len != e->build_id_len ||
 					 memcmp(reg->ident.build_id, e->build_id, e->build_id_len))) ||
@@ -193,7 +206,7 @@ static void check(struct vs_object *o, const struct emu_registration *reg,
 {
 	struct emu_mappings text = { 0 };
 	struct verify_elf e;
-	bool file = open_file(&e, o->name, reg);
+	bool file = open_file(&e, o->pid, o->name, reg);
 	struct verify_target t = { .sframe = reg->sframe, .mem = mem, .text = &text,
 				   .syms = file ? &e.syms : NULL, .dwarf = file ? verify_elf_dwarf : NULL,
 				   .dwarf_ctx = &e, .bias = file ? e.bias : 0 };

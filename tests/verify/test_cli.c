@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "run_helper.h"
 #include "test_tmp.h"
@@ -70,6 +72,21 @@ Test(cli, errors_are_2)
 	free(out);
 	st = run_cmd(SFRAME_VERIFY, &out);
 	cr_assert_eq(st, 2, "no file: usage");
+	free(out);
+}
+
+Test(cli, a_fifo_is_an_error_not_a_wait)
+{
+	char fifo[4096], cmd[8192], *out;
+	int st;
+
+	snprintf(fifo, sizeof(fifo), "%s/sframe-verify-fifo-%d", test_tmpdir(), (int)getpid());
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(cmd, sizeof(cmd), "timeout 10 " SFRAME_VERIFY " '%s'", fifo);
+	st = run_cmd(cmd, &out);
+	unlink(fifo);
+	cr_assert_eq(st, 2, "%s", out);
+	cr_assert(strstr(out, "not a regular file"), "%s", out);
 	free(out);
 }
 
