@@ -230,7 +230,7 @@ const char *known_bug(const struct verify_finding *fd)
 	uint64_t off = fd->start - fd->func_start;
 
 	if (!strcmp(fd->section, ".plt.got") && cfa_sp(fd, 8, 16))
-		return "binutils ld 2.44+: the .plt.got rows added for PR ld/32298 use a row of "
+		return "binutils ld 2.44+ (none in 2.40): the .plt.got FDE's one row says "
 		       "CFA = SP + 16; its stubs are called (CFA = SP + 8), as .eh_frame says";
 	if (!strcmp(fd->section, ".plt.sec") && cfa_sp(fd, 8, 16))
 		return "PR ld/32296 (binutils ld before 2.44): with -z ibtplt the first .plt.sec "
