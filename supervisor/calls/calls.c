@@ -229,7 +229,7 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 		return;
 	}
 	if (!err)
-		maps_hint_changed(p);	/* the samples after it see the mappings it speaks of */
+		maps_hint_changed(p, res->staged);	/* samples see the file it speaks of */
 	if (!err && emu_codectl_commit(&sp, res))
 		log_line(c->log, "pid %d: internal error: registry changed between check and commit",
 			 (int)tid);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* /proc readers: a task's status and stat lines, its exe link, its maps. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -75,21 +78,45 @@ void procfs_exe(pid_t pid, char *buf, size_t size)
 /* Mappings at or above this are not VMAs a find_vma() sees ([vsyscall]). */
 #define USER_SPACE_END (1ull << 56)
 
-int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,
-			 uint64_t *ident)
+/*
+ * The number in base @base at *@p, which must end with @sep (0: any
+ * character); *@p moves past the separator. false when there is none.
+ */
+static bool number(const char **p, int base, char sep, uint64_t *v)
 {
-	unsigned int dev_major, dev_minor;
-	uint64_t offset, inode;
-	char perms[5];
+	char *e;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64, start, end,
-		   perms, &offset, &dev_major, &dev_minor, &inode) != 7 || *start >= *end)
+	if (!isxdigit((unsigned char)**p))
+		return false;
+	errno = 0;
+	*v = strtoull(*p, &e, base);
+	if (errno || (sep && *e != sep))
+		return false;
+	*p = sep ? e + 1 : e;
+	return true;
+}
+
+int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,
+			   uint64_t *ident)
+{
+	uint64_t offset, dev_major, dev_minor, inode;
+	const char *p = line, *perms;
+
+	/* "START-END PERMS OFFSET MAJOR:MINOR INODE [PATH]", numbers in hex but INODE */
+	if (!number(&p, 16, '-', start) || !number(&p, 16, ' ', end))
+		return -EINVAL;
+	perms = p;
+	if (strnlen(perms, 5) < 5 || perms[4] != ' ')
+		return -EINVAL;
+	p += 5;
+	if (!number(&p, 16, ' ', &offset) || !number(&p, 16, ':', &dev_major) ||
+	    !number(&p, 16, ' ', &dev_minor) || !number(&p, 10, 0, &inode) || *start >= *end)
 		return -EINVAL;
 	*prot = (perms[0] == 'r' ? EMU_PROT_READ : 0) | (perms[1] == 'w' ? EMU_PROT_WRITE : 0) |
-		(perms[2] == 'x' ? EMU_PROT_EXEC : 0) | (strstr(line, " [vdso]") ? EMU_VMA_VDSO : 0);
+		(perms[2] == 'x' ? EMU_PROT_EXEC : 0) | (strstr(p, " [vdso]") ? EMU_VMA_VDSO : 0);
 	/* a file mapping's identity: device, inode and file offset */
-	*ident = inode ? (inode * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)dev_major << 40) ^
-			 ((uint64_t)dev_minor << 20) ^ offset : 0;
+	*ident = inode ? (inode * 0x9e3779b97f4a7c15ull) ^ (dev_major << 40) ^ (dev_minor << 20) ^
+			 offset : 0;
 	return 0;
 }
 

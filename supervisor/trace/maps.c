@@ -40,9 +40,14 @@ static uint64_t maps_digest(const struct emu_mappings *m)
 	return h;
 }
 
-void maps_hint_changed(struct proc *p)
+void maps_hint_changed(struct proc *p, const struct emu_registration *reg)
 {
-	if (p->as)
+	const struct emu_vma *v;
+
+	if (!p->as || !reg)
+		return;
+	v = emu_mappings_find(&p->as->maps, reg->text_start);
+	if (reg->text_vma_ident || (v && v->ident))
 		p->as->maps_hinted = true;
 }
 

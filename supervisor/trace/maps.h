@@ -22,12 +22,16 @@
 bool maps_old(const struct proc *p);
 
 /**
- * maps_hint_changed() - a registration or unregistration of @p says its
- * mappings changed (a library unloaded, or loaded, maybe where another was):
- * the next sample reads them again (maps_old_for_samples()); calls keep
- * their cache
+ * maps_hint_changed() - registration @reg of @p (just committed) may speak
+ * of a new file in its mappings (a library loaded where another was): when
+ * its text is in a file mapping, the next sample reads them again
+ * (maps_old_for_samples()), so the references, which keep state per file,
+ * see the new one; calls keep their cache. Text in anonymous memory (JIT
+ * code) hints nothing: no reference keeps file state there, and a program
+ * registering such text in a loop would otherwise have every sample re-read
+ * its mappings.
  */
-void maps_hint_changed(struct proc *p);
+void maps_hint_changed(struct proc *p, const struct emu_registration *reg);
 
 /** maps_old_for_samples() - maps_old(), or a call hinted that they changed. */
 bool maps_old_for_samples(const struct proc *p);

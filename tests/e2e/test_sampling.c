@@ -218,9 +218,13 @@ Test(sampling, wall_clock_samples_a_blocked_thread)
 	     "sleep");
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	j = load(json);
-	cr_assert_geq(count(j, "total"), 30);
+	/*
+	 * 60 periods; a loaded machine delays the timer, so at least 10 (the
+	 * CPU clock sees 0 or 1)
+	 */
+	cr_assert_geq(count(j, "total"), 10);
 	/* frame 0 in libc's syscall() (no SFrame there): the walk ends at once, but it was sampled */
-	cr_assert_geq(stacks_where(j, "syscall", NULL), 30);
+	cr_assert_geq(stacks_where(j, "syscall", NULL), 10);
 	json_decref(j);
 	run_free(&r);
 }

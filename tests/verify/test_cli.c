@@ -210,7 +210,7 @@ Test(cli, codectl_run_verify_once_per_object)
 	const char *argv[] = { "--verify", "--json", json, "--", "/bin/sh", "-c", script, NULL };
 	struct run r;
 	json_t *root;
-	int fdn = test_mkstemp(json, sizeof(json), "codectl-run-json");
+	int plt_got, fdn = test_mkstemp(json, sizeof(json), "codectl-run-json");
 
 	close(fdn);
 	cr_assert(realpath(prog, real));
@@ -219,7 +219,11 @@ Test(cli, codectl_run_verify_once_per_object)
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	snprintf(prefix, sizeof(prefix), "codectl-run: verify: %s (pid ", real);
 	cr_assert_eq(count_lines(r.log, prefix), 1, "%s", r.log);
-	cr_assert_eq(count_lines(r.log, "codectl-run: verify:   0x"), 1, "%s", r.log);
+	/* ld 2.44+ adds its .plt.got row (CFA = SP+16: verify_util.c's known_bug()) */
+	plt_got = count_lines(r.log, " cfa-mismatch .plt.got+0: the code says CFA = SP+8, "
+				     "the row (FRE at +0) CFA = SP+16;");
+	cr_assert_leq(plt_got, 1, "%s", r.log);
+	cr_assert_eq(count_lines(r.log, "codectl-run: verify:   0x") - plt_got, 1, "%s", r.log);
 	cr_assert(strstr(r.log, "codectl-run: verify: 1 object checked, "), "%s", r.log);
 	root = json_load_file(json, 0, NULL);
 	cr_assert_not_null(root);
