@@ -353,6 +353,34 @@ static void walk_report_removals(const struct walk_env *env, const struct emu_un
 		env->removed(env->removed_ctx, &res->removals[i]);
 }
 
+/*
+ * The sampled thread's stack, [lo, hi), for the frame-pointer steps: the
+ * mapping holding SP as the stop found it in the cached mappings; when they
+ * did not know it yet (a thread sampled before its new stack was read, as a
+ * raw clone's first sample), the mapping holding SP in mappings read after
+ * the stop. (0, 0) when neither knows it: the walk is not bounded.
+ */
+static void stack_bounds(const struct walk_env *env, const struct sample *smp,
+			 struct emu_unwind_opts *u)
+{
+	const struct emu_mappings *m = env->maps;
+	const struct emu_vma *vma;
+
+	u->stack_lo = smp->stack_map_start;
+	u->stack_hi = smp->stack_map_end;
+	if (u->stack_hi || !m)
+		return;
+	vma = emu_mappings_find(m, smp->regs.rsp);
+	if (!vma && env->fresh_maps)
+		m = env->fresh_maps(env->fresh_maps_ctx, smp->taken_ns);
+	if (!vma && m)
+		vma = emu_mappings_find(m, smp->regs.rsp);
+	if (!vma)
+		return;
+	u->stack_lo = vma->start;
+	u->stack_hi = vma->end;
+}
+
 void walk_sample(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
@@ -364,14 +392,13 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	struct emu_regs regs;
 	uint64_t t0;
 
+	stack_bounds(env, smp, &uopts);
 	sample_mem_init(&b->mem, smp, env->code, env->maps);
 	symbols_new_sample(&env->oracles->sym);
 	acc = sample_mem_accessor(&b->mem);
 	in = oracle_input(env, smp, &acc);
 	to_emu_regs(smp, &regs);
 	t0 = clock_now_ns();
-	uopts.stack_lo = smp->stack_map_start;
-	uopts.stack_hi = smp->stack_map_end;
 	if (emu_unwind(env->registry, &acc, &regs, &uopts, b->ours, &res)) {
 		stats_drop(env->stats);
 		return;
