@@ -18,18 +18,6 @@
 #define CLOBBER_START 0x19	/* %rbp points at the counters */
 #define CLOBBER_END 0x22	/* the pop %rbp: the counters are below %rsp */
 
-static void remove_perf_map(struct verdict_run *v)
-{
-	json_t *s = json_array_get(verdict_stacks(v), 0);
-	char map[64];
-
-	if (!s)
-		return;
-	snprintf(map, sizeof(map), "/tmp/perf-%lld.map",
-		 (long long)json_integer_value(json_object_get(s, "pid")));
-	unlink(map);
-}
-
 static void check_clobbered(json_t *s)
 {
 	json_t *ours = verdict_frame(s, false, 1);
@@ -53,7 +41,7 @@ Test(verdict, clobbered_rbp)
 	json_t *s;
 
 	verdict_run(&v, "clobbered_rbp", NULL, NULL);
-	remove_perf_map(&v);
+	verdict_remove_perf_map(&v);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "clobbered_rbp: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {

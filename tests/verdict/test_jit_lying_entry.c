@@ -20,18 +20,6 @@
 #define LIE_START 0x0d		/* %rbp moved to the JIT frame */
 #define LIE_END 0x13		/* the leave, %rbp back at the frame record */
 
-static void remove_perf_map(struct verdict_run *v)
-{
-	json_t *s = json_array_get(verdict_stacks(v), 0);
-	char map[64];
-
-	if (!s)
-		return;
-	snprintf(map, sizeof(map), "/tmp/perf-%lld.map",
-		 (long long)json_integer_value(json_object_get(s, "pid")));
-	unlink(map);
-}
-
 static void check_lie(json_t *s)
 {
 	json_t *ours = verdict_frame(s, false, 1), *ref = verdict_frame(s, true, 1);
@@ -55,7 +43,7 @@ Test(verdict, jit_lying_entry)
 	json_t *s;
 
 	verdict_run(&v, "jit_lying_entry", NULL, NULL);
-	remove_perf_map(&v);
+	verdict_remove_perf_map(&v);
 	cr_assert_eq(v.r.status, 3, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "jit_lying_entry: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {

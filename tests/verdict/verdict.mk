@@ -9,7 +9,8 @@
 #
 # tests/verdict/progs/NAME.c is built into $(O)/tests/verdict/NAME with
 # tests/verdict/progs/NAME-*.S beside it (hand-written code), -Wa,--gsframe,
-# and $(VERDICT_FLAGS_NAME) / $(VERDICT_LIBS_NAME) when set.
+# and $(VERDICT_FLAGS_NAME) / $(VERDICT_LIBS_NAME) when set; what the programs
+# share is in tests/verdict/progs/*.h.
 
 VERDICT_DIR := $(O)/tests/verdict
 
@@ -29,7 +30,7 @@ VERDICT_BINS := $(VERDICT_PROGS) $(VERDICT_TEST)
 .SECONDEXPANSION:
 # Traced by codectl-run: never sanitized.
 $(VERDICT_DIR)/%: tests/verdict/progs/%.c $$(wildcard tests/verdict/progs/%-*.S) \
-		$(PUBLIC_HDRS) tests/verdict/verdict.mk
+		$(wildcard tests/verdict/progs/*.h) $(PUBLIC_HDRS) tests/verdict/verdict.mk
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude $(PROG_CFLAGS) -Wa,--gsframe \
 		$(VERDICT_FLAGS_$*) $(filter %.c %.S,$^) -o $@ $(PROG_LDFLAGS) -lpthread \

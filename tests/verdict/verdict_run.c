@@ -108,3 +108,44 @@ const char *verdict_str(json_t *obj, const char *key)
 
 	return s ? s : "";
 }
+
+void verdict_remove_perf_map(const struct verdict_run *v)
+{
+	json_t *s = json_array_get(verdict_stacks(v), 0);
+	char map[64];
+
+	if (!s)
+		return;
+	snprintf(map, sizeof(map), "/tmp/perf-%lld.map",
+		 (long long)json_integer_value(json_object_get(s, "pid")));
+	unlink(map);
+}
+
+size_t verdict_fde_rows(const char *prog, unsigned long long pc, struct verdict_row *rows,
+			size_t max)
+{
+	char cmd[PATH_MAX + 64], line[256];
+	unsigned long long at;
+	bool in = false;
+	const char *s;
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump --sframe=.sframe '%s'", prog);
+	p = popen(cmd, "r");
+	cr_assert(p, "%s", cmd);
+	while (fgets(line, sizeof(line), p)) {
+		if ((s = strstr(line, "func idx [")) && (s = strstr(s, "pc = ")) &&
+		    sscanf(s, "pc = %llx", &at) == 1) {
+			in = at == pc;
+			continue;
+		}
+		/* a row: "STARTPC CFA FP RA"; the column header is no number */
+		if (in && n < max && sscanf(line, " %llx %31s", &at, rows[n].cfa) == 2) {
+			rows[n].off = at - pc;
+			n++;
+		}
+	}
+	pclose(p);
+	return n;
+}

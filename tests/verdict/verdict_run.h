@@ -33,6 +33,12 @@ void verdict_run(struct verdict_run *v, const char *prog, const char *const *opt
 /** verdict_free() - release the run and the report. */
 void verdict_free(struct verdict_run *v);
 
+/**
+ * verdict_remove_perf_map() - remove the /tmp/perf-PID.map a program that
+ * names its anonymous code wrote (PID: its first sample's)
+ */
+void verdict_remove_perf_map(const struct verdict_run *v);
+
 /** verdict_count() - the report's samples.@key ("total", "match", "ours_wrong", ...). */
 long long verdict_count(const struct verdict_run *v, const char *key);
 
@@ -116,5 +122,23 @@ static inline bool verdict_is(json_t *stack, const char *key, const char *val)
 {
 	return !strcmp(verdict_str(stack, key), val);
 }
+
+/**
+ * struct verdict_row - a row of an SFrame FDE as objdump --sframe prints it
+ * @off: where it starts, from the function's start (bytes)
+ * @cfa: its CFA column ("sp+16", "fp+16", "r11+1044488")
+ */
+struct verdict_row {
+	unsigned long long off;
+	char cfa[32];
+};
+
+/**
+ * verdict_fde_rows() - the rows of the SFrame FDE of program @prog (a path)
+ * whose function starts at @pc, at most @max of them in @rows; their number
+ * (0: no FDE starts there)
+ */
+size_t verdict_fde_rows(const char *prog, unsigned long long pc, struct verdict_row *rows,
+			size_t max);
 
 #endif /* TESTS_VERDICT_RUN_H */

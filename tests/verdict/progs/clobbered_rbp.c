@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "verdict_prog.h"
+
 #define PAGE 4096
 #define CLOBBER_SPIN_SIZE 0x24
 
@@ -42,37 +44,18 @@ static const unsigned char clobber_spin_code[CLOBBER_SPIN_SIZE] = {
 	0xc3,						/* 0x23: ret */
 };
 
-static double cpu_seconds(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Name clobber_spin in /tmp/perf-PID.map (the test removes the file). */
 static int name(const uint8_t *page)
 {
-	char path[64];
-	FILE *f;
+	FILE *f = perf_map_open();
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	f = fopen(path, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "%lx %x clobber_spin\n", (unsigned long)(uintptr_t)page, CLOBBER_SPIN_SIZE);
 	return fclose(f);
 }
 
-__attribute__((noipa)) static void spin_clobbered(void (*fn)(unsigned long), double seconds)
-{
-	double end = cpu_seconds() + seconds;
-
-	do
-		fn(1000000);
-	while (cpu_seconds() < end);
-	__asm__ volatile("" ::: "memory");	/* not a tail call */
-}
+DEFINE_RUNNER(spin_clobbered, void)
 
 int main(void)
 {

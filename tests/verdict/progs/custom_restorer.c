@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "verdict_prog.h"
+
 #define SA_RESTORER_FLAG	0x04000000	/* SA_RESTORER: <asm/signal.h> clashes with <signal.h> */
 #define TIMER_PERIOD_NS		5000000L
 #define HANDLER_SLICE_NS	3000000LL
@@ -51,14 +53,6 @@ static int start_timer(long period_ns)
 
 	return timer_create(CLOCK_PROCESS_CPUTIME_ID, &sev, &timer) ||
 	       timer_settime(timer, 0, &its, NULL);
-}
-
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
 __attribute__((noipa)) static void handler_spin(int sig)

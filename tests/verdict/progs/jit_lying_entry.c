@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "verdict_prog.h"
+
 #define PAGE 4096
 #define JIT_SPIN_SIZE 0x15
 
@@ -39,14 +41,6 @@ static const unsigned char jit_spin_code[JIT_SPIN_SIZE] = {
 	0xc9,				/* 0x13: leave */
 	0xc3,				/* 0x14: ret */
 };
-
-static double cpu_seconds(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /*
  * jit_spin's entries: honest, except [0x0d, 0x13), where %rbp points at the
@@ -69,26 +63,15 @@ static int describe(struct codectl_jit_tables *t)
 /* Name jit_spin in /tmp/perf-PID.map (the test removes the file). */
 static int name(const uint8_t *page)
 {
-	char path[64];
-	FILE *f;
+	FILE *f = perf_map_open();
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
-	f = fopen(path, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "%lx %x jit_spin\n", (unsigned long)(uintptr_t)page, JIT_SPIN_SIZE);
 	return fclose(f);
 }
 
-__attribute__((noipa)) static void spin_jit(void (*fn)(unsigned long), double seconds)
-{
-	double end = cpu_seconds() + seconds;
-
-	do
-		fn(1000000);
-	while (cpu_seconds() < end);
-	__asm__ volatile("" ::: "memory");	/* not a tail call */
-}
+DEFINE_RUNNER(spin_jit, void)
 
 int main(void)
 {

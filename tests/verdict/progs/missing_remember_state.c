@@ -17,15 +17,9 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "verdict_prog.h"
+
 void call_early_return(unsigned long n);
-
-static double cpu_seconds(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 int main(void)
 {
