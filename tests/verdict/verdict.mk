@@ -9,8 +9,9 @@
 #
 # tests/verdict/progs/NAME.c is built into $(O)/tests/verdict/NAME with
 # tests/verdict/progs/NAME-*.S beside it (hand-written code), -Wa,--gsframe,
-# and $(VERDICT_FLAGS_NAME) / $(VERDICT_LIBS_NAME) when set; what the programs
-# share is in tests/verdict/progs/*.h.
+# and $(VERDICT_FLAGS_NAME) / $(VERDICT_LIBS_NAME) when set. Libraries the
+# programs load or map are built from tests/verdict/libs/ into $(VERDICT_DIR)
+# by the rules at the end, as prerequisites of their programs.
 
 VERDICT_DIR := $(O)/tests/verdict
 
@@ -47,3 +48,48 @@ $(VERDICT_TEST): $(VERDICT_TEST_SRC) $(wildcard tests/verdict/*.h) tests/e2e/run
 # static links no .eh_frame_hdr, which libunwind-ptrace needs to find .eh_frame.
 VERDICT_FLAGS_static_start := -static -nostdlib -nostartfiles -fno-stack-protector \
 	-Wl,--eh-frame-hdr
+
+# A code cache with an SFrame section of its own, written by the test writer; run_cache
+# keeps a frame pointer, so the references' frame-chain guess is the same every time
+VERDICT_FLAGS_anon_sframe_cache := -Itests/lib -fno-omit-frame-pointer
+$(VERDICT_DIR)/anon_sframe_cache: tests/lib/sframe_writer.c tests/lib/sframe_writer.h
+
+# Two libraries of one layout and different frames, the second loaded where the first was
+$(VERDICT_DIR)/libreplaced-a.so: tests/verdict/libs/libreplaced.S tests/verdict/verdict.mk
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -shared -fPIC -Wa,--gsframe -DVARIANT_A $< -o $@ \
+		$(PROG_LDFLAGS)
+$(VERDICT_DIR)/libreplaced-b.so: tests/verdict/libs/libreplaced.S tests/verdict/verdict.mk
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -shared -fPIC -Wa,--gsframe -DVARIANT_B $< -o $@ \
+		$(PROG_LDFLAGS)
+$(VERDICT_DIR)/replaced_library: $(VERDICT_DIR)/libreplaced-a.so $(VERDICT_DIR)/libreplaced-b.so
+VERDICT_LIBS_replaced_library := -ldl
+
+# A 1 MiB frame probed page by page: its loop's CFA is %r11-based, which gas 2.40
+# encodes as SP-based (wrong), gas 2.44 drops the FDE for, gas 2.47 writes as FLEX
+VERDICT_FLAGS_stack_clash_probe := -fstack-clash-protection
+
+# main keeps a frame pointer, raw_clone_keep_fp none: the clone's child inherits main's
+VERDICT_FLAGS_raw_clone_fp := -fno-omit-frame-pointer
+
+# A library the program maps itself from its file, never dlopened
+$(VERDICT_DIR)/libselfmap.so: tests/verdict/libs/libselfmap.c tests/verdict/verdict.mk
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -shared -fPIC -Wa,--gsframe $< -o $@ $(PROG_LDFLAGS)
+$(VERDICT_DIR)/self_mapped_lib: $(VERDICT_DIR)/libselfmap.so
+
+# Why unwind data is missing: .sframe dropped by --gc-sections (ld 2.40, 2.44), refused,
+# stale (-stale registered, then -new, the same bytes, mapped over it)
+LIBREASONS_FLAGS := -shared -fPIC -Wa,--gsframe -fno-omit-frame-pointer
+LIBREASONS_AS_IS := $(patsubst %,$(VERDICT_DIR)/libreasons-%.so,order stale new)
+$(VERDICT_DIR)/libreasons-gc.so: tests/verdict/libs/libreasons.c tests/verdict/verdict.mk
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) $(LIBREASONS_FLAGS) -ffunction-sections \
+		-Wl,--gc-sections $< -o $@ $(PROG_LDFLAGS)
+$(LIBREASONS_AS_IS): $(VERDICT_DIR)/libreasons-%.so: tests/verdict/libs/libreasons.c \
+		tests/verdict/verdict.mk
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) $(LIBREASONS_FLAGS) $< -o $@ $(PROG_LDFLAGS)
+$(VERDICT_DIR)/no_sframe_reasons: $(VERDICT_DIR)/libreasons-gc.so $(LIBREASONS_AS_IS)
+VERDICT_LIBS_no_sframe_reasons := -ldl

@@ -109,6 +109,16 @@ const char *verdict_str(json_t *obj, const char *key)
 	return s ? s : "";
 }
 
+bool verdict_ended_in_libc(json_t *stack)
+{
+	long long k = json_integer_value(json_object_get(stack, "wrong_frame"));
+
+	if (verdict_class_is(stack, "ended"))
+		return true;
+	return verdict_class_is(stack, "astray") && k >= 1 && k >= verdict_covered(stack) &&
+	       verdict_sym_in(verdict_frame(stack, false, (size_t)k - 1), "__libc_start_call_main");
+}
+
 void verdict_remove_perf_map(const struct verdict_run *v)
 {
 	json_t *s = json_array_get(verdict_stacks(v), 0);

@@ -141,4 +141,12 @@ struct verdict_row {
 size_t verdict_fde_rows(const char *prog, unsigned long long pc, struct verdict_row *rows,
 			size_t max);
 
+/**
+ * verdict_ended_in_libc() - did @stack's walk end in libc's bottom frame,
+ * right where it should? "ended", or "astray" with the wrong frame the one
+ * the frame-pointer fallback found past __libc_start_call_main (whether it
+ * does depends on what %rbp holds there: the libc and the program decide)
+ */
+bool verdict_ended_in_libc(json_t *stack);
+
 #endif /* TESTS_VERDICT_RUN_H */
