@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The files of a traced process's modules for libdwfl: its objects and their debug files. */
+#include <dirent.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "module_files.h"
@@ -54,23 +57,81 @@ void module_files_tag(Dwfl *dwfl, struct as_tracee_id *who)
 	dwfl_getmodules(dwfl, tag, who, 0);
 }
 
+/*
+ * The file behind a mapping of process @pid whose name (@name, as
+ * /proc/PID/maps shows it) ends in " (deleted)": a memfd, a file deleted
+ * since it was mapped. /proc/PID/map_files holds it (an open takes
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE; without, -1). Only a regular file
+ * of at most AS_TRACEE_MAX_BYTES, opened without blocking. The process has
+ * it mapped: what it shows is what the process could read. @path gets the
+ * link's path. Return: a descriptor, or -1.
+ */
+static int map_files_open(pid_t pid, const char *name, char *path, size_t size)
+{
+	char dir[64], link[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	int fd = -1;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/map_files", (int)pid);
+	d = opendir(dir);
+	while (d && fd < 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(path, size, "%s/%s", dir, e->d_name) >= size)
+			continue;
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, name))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+				st.st_size > AS_TRACEE_MAX_BYTES)) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
+/* A module whose file is gone: the file behind the mapping, else the image in memory. */
+static int find_deleted(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			char **file_name, Elf **elfp)
+{
+	struct as_tracee_id *who = *userdata;
+	char image[32], path[PATH_MAX];
+	int fd = map_files_open(who->pid, name, path, sizeof(path));
+
+	if (fd >= 0) {
+		*file_name = strdup(path);
+		if (*file_name)
+			return fd;
+		close(fd);
+	}
+	/* as libdwfl reads a module for a process it attached */
+	snprintf(image, sizeof(image), "[vdso: %d]", (int)who->pid);
+	return dwfl_linux_proc_find_elf(mod, userdata, image, base, file_name, elfp);
+}
+
 int module_files_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 			  char **file_name, Elf **elfp)
 {
 	size_t len = strlen(name), del = strlen(DELETED);
 	struct as_tracee_id *who = *userdata;
-	char image[32];
 	int fd;
 
 	if (!who)
 		return -1;
 	if (name[0] != '/')	/* "[vdso: PID]": read from memory */
 		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
-	if (len > del && !strcmp(name + len - del, DELETED)) {
-		/* the image in memory, as libdwfl reads it for a process it attached */
-		snprintf(image, sizeof(image), "[vdso: %d]", (int)who->pid);
-		return dwfl_linux_proc_find_elf(mod, userdata, image, base, file_name, elfp);
-	}
+	if (len > del && !strcmp(name + len - del, DELETED))
+		return find_deleted(mod, userdata, name, base, file_name, elfp);
 	fd = as_tracee_open(who, name);
 	if (fd < 0)
 		return -1;
