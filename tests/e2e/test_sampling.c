@@ -390,7 +390,8 @@ Test(sampling, jit_frames_named_from_the_perf_map_and_checked_up_to_the_first_on
 			continue;
 		through++;
 		frames += (size_t)json_integer_value(json_object_get(s, "jit_frames"));
-		in_jit0 += frame_is(s, 0, "jit_", "regs");
+		/* JIT code: jit_outer, jit_loop (jit_middle is C) */
+		in_jit0 += frame_is(s, 0, "jit_outer+", "regs") || frame_is(s, 0, "jit_loop+", "regs");
 		cls = json_string_value(json_object_get(s, "class"));
 		unchecked += !strcmp(cls, "jit-unchecked");
 		check_jit_stack(s, &in_loop, &in_leaf);
