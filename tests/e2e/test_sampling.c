@@ -158,9 +158,12 @@ Test(sampling, blocked_sigprof_is_sampled_when_unblocked)
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	j = load(json);
 	waited = json_real_value(json_object_get(json_object_get(j, "samples"), "waited_max_ms"));
-	/* the first overflow came at most one period into the 300 ms blocked */
+	/*
+	 * the first overflow came at most one period into the 300 ms of CPU
+	 * time blocked; the wait is wall time, which a loaded machine stretches
+	 */
 	cr_assert_geq(count(j, "waited"), 1);
-	cr_assert(waited >= 290 && waited <= 310, "waited %.1f ms", waited);
+	cr_assert(waited >= 290 && waited < 1000, "waited %.1f ms", waited);
 	json_decref(j);
 	run_free(&r);
 }
