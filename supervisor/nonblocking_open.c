@@ -19,13 +19,20 @@
  */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The flags @flags become: O_NONBLOCK added to a read-only open without O_CREAT or O_TMPFILE. */
+/* Does an open with @flags take a mode (it may create a file)? */
+static bool creates(int flags)
+{
+	return (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE;
+}
+
+/* The flags @flags become: O_NONBLOCK added to a read-only open that creates nothing. */
 static int nonblocking_flags(int flags)
 {
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | __O_TMPFILE)))
+	if ((flags & O_ACCMODE) != O_RDONLY || creates(flags))
 		return flags;
 	return flags | O_NONBLOCK;
 }
@@ -40,7 +47,7 @@ int open(const char *path, int flags, ...)
 	mode_t mode = 0;
 	va_list ap;
 
-	if (flags & (O_CREAT | __O_TMPFILE)) {
+	if (creates(flags)) {
 		va_start(ap, flags);
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
