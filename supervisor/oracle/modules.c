@@ -135,10 +135,14 @@ bool modules_has_cfi(struct modules *m, uint64_t pc)
 {
 	Dwfl_Module *mod = modules_at(m, pc);
 	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
 
 	if (!mod)
 		return false;
-	if (cfi_covers(dwfl_module_eh_cfi(mod, &bias), bias, pc))
+	/* the bias is known once the call has set it: two statements, not one */
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi_covers(cfi, bias, pc))
 		return true;
-	return cfi_covers(dwfl_module_dwarf_cfi(mod, &bias), bias, pc);
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	return cfi_covers(cfi, bias, pc);
 }
