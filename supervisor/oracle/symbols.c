@@ -152,21 +152,26 @@ static char *perf_symbol(struct symbols *d, uint64_t ip, uint64_t at)
 	return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - start)) < 0 ? NULL : out;
 }
 
-/* Without a function for @ip: "[vdso]+0xOFF", "[object+0xOFF]" or "0xADDR". */
+/* Without a function for @ip: "[object+0xOFF]" ("[vdso+0xOFF]") or "0xADDR". */
 static char *describe_place(Dwfl_Module *mod, uint64_t ip)
 {
 	const char *name;
 	Dwarf_Addr base = 0;
+	size_t n;
 	char *out = NULL;
 
 	if (!mod)
 		return asprintf(&out, "0x%llx", (unsigned long long)ip) < 0 ? NULL : out;
 	dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
 	name = modules_name(mod);
-	if (name && name[0] == '[')	/* "[vdso]" */
-		return asprintf(&out, "%s+0x%llx", name, (unsigned long long)(ip - base)) < 0 ?
-		       NULL : out;
-	if (asprintf(&out, "[%s+0x%llx]", name ? name : "?", (unsigned long long)(ip - base)) < 0)
+	if (!name)
+		name = "?";
+	n = strlen(name);
+	if (name[0] == '[' && n > 1 && name[n - 1] == ']') {	/* "[vdso]": its name inside */
+		name++;
+		n -= 2;
+	}
+	if (asprintf(&out, "[%.*s+0x%llx]", (int)n, name, (unsigned long long)(ip - base)) < 0)
 		return NULL;
 	return out;
 }

@@ -82,22 +82,17 @@ static void *entry(void **root, const char *key, size_t size)
 	return e;
 }
 
-/*
- * "function" from "function+0x1c (file.c:3)", "[object]" from "[object+0x10]",
- * "[vdso]" from "[vdso]+0x10".
- */
+/* "function" from "function+0x1c (file.c:3)", "[object]" from "[object+0x10]". */
 static void function_of(const char *text, char *out, size_t size)
 {
 	size_t n = strcspn(text, "+ ");
 
-	if (n >= size)
-		n = size - 1;
+	if (n >= size - 1)
+		n = size - 2;
 	memcpy(out, text, n);
 	out[n] = '\0';
-	if (text[0] == '[' && n + 1 < size && text[n] == '+' && out[n - 1] != ']') {
-		out[n] = ']';
-		out[n + 1] = '\0';
-	}
+	if (text[0] == '[' && text[n] == '+')
+		strcpy(out + n, "]");
 }
 
 static json_t *hex(uint64_t v)
@@ -115,15 +110,19 @@ static bool is_caller(const uint8_t *flags, unsigned int i)
 }
 
 /*
- * One frame: its IP, its name, "exact" when the IP is where the thread was
- * (not a return address), "signal_trampoline" for a signal's return
- * trampoline, and its plausibility when known. @flags: EMU_FRAME_*.
+ * One frame: its IP, its name and object, "exact" when the IP is where the
+ * thread was (not a return address), "signal_trampoline" for a signal's
+ * return trampoline, and its plausibility when known. @flags: EMU_FRAME_*.
  */
-static json_t *frame_json(uint64_t ip, const char *symbol, uint8_t flags, const uint8_t *plaus,
-			  unsigned int i)
+static json_t *frame_json(const struct stats_namer *names, uint64_t ip, bool caller,
+			  uint8_t flags, const uint8_t *plaus, unsigned int i)
 {
+	const char *symbol = names->symbol(names->ctx, ip, caller);
+	const char *object = names->object ? names->object(names->ctx, ip, caller) : NULL;
 	json_t *f = json_pack("{s:o,s:s}", "ip", hex(ip), "symbol", symbol ? symbol : "?");
 
+	if (f && object)
+		json_object_set_new(f, "object", json_string(object));
 	if (f && i && (flags & EMU_FRAME_EXACT))
 		json_object_set_new(f, "exact", json_true());
 	if (f && (flags & EMU_FRAME_TRAMPOLINE))
@@ -140,7 +139,7 @@ static json_t *frame_json(uint64_t ip, const char *symbol, uint8_t flags, const 
 	return f;
 }
 
-static json_t *frames_json(const struct sample_walks *w, stats_symbol_fn sym, void *ctx)
+static json_t *frames_json(const struct sample_walks *w, const struct stats_namer *names)
 {
 	const struct emu_frame *ours = w->in.ours;
 	json_t *a = json_array(), *f;
@@ -148,8 +147,7 @@ static json_t *frames_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 	for (unsigned int i = 0; a && i < w->in.n; i++) {
 		bool exact = ours[i].flags & EMU_FRAME_EXACT;
 
-		f = frame_json(ours[i].ip, sym(ctx, ours[i].ip, i > 0 && !exact), ours[i].flags,
-			       w->in.plaus, i);
+		f = frame_json(names, ours[i].ip, i > 0 && !exact, ours[i].flags, w->in.plaus, i);
 		if (f)
 			json_object_set_new(f, "source", json_string(emu_source_name(ours[i].source)));
 		json_array_append_new(a, f);
@@ -158,13 +156,14 @@ static json_t *frames_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 }
 
 static json_t *ips_json(const uint64_t *ips, const uint8_t *flags, const uint8_t *plaus,
-			unsigned int n, stats_symbol_fn sym, void *ctx)
+			unsigned int n, const struct stats_namer *names)
 {
 	json_t *a = json_array();
 
 	for (unsigned int i = 0; a && i < n; i++)
-		json_array_append_new(a, frame_json(ips[i], sym(ctx, ips[i], is_caller(flags, i)),
-						    flags ? flags[i] : i ? 0 : EMU_FRAME_EXACT, plaus, i));
+		json_array_append_new(a, frame_json(names, ips[i], is_caller(flags, i),
+						    flags ? flags[i] : i ? 0 : EMU_FRAME_EXACT,
+						    plaus, i));
 	return a;
 }
 
@@ -179,12 +178,12 @@ static json_t *truth_json(const struct sample_walks *w)
 			 a ? a : json_null());
 }
 
-static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, void *ctx)
+static json_t *sample_json(const struct sample_walks *w, const struct stats_namer *names)
 {
 	const struct sample_walks_in *in = &w->in;
 	json_t *o = json_pack("{s:i,s:i,s:s,s:o}", "pid", (int)w->tgid, "tid", (int)w->tid,
 			      "class", classify_class_name(w->v.cls),
-			      "frames", frames_json(w, sym, ctx));
+			      "frames", frames_json(w, names));
 
 	if (!o)
 		return NULL;
@@ -204,12 +203,12 @@ static json_t *sample_json(const struct sample_walks *w, stats_symbol_fn sym, vo
 		json_object_set_new(o, "first_difference", json_integer(w->v.first_difference));
 		json_object_set_new(o, "reason", json_string(w->reason ? w->reason : ""));
 		json_object_set_new(o, "libunwind", ips_json(in->ref, w->in.ref_flags, in->ref_plaus,
-							     in->n_ref, sym, ctx));
+							     in->n_ref, names));
 	}
 	if (w->v.side != SIDE_NOT_ASKED) {
 		json_object_set_new(o, "elfutils", json_string(classify_side_name(w->v.side)));
 		json_object_set_new(o, "elfutils_frames", ips_json(w->elf, w->elf_flags,
-								   w->elf_plaus, w->n_elf, sym, ctx));
+								   w->elf_plaus, w->n_elf, names));
 	}
 	if (w->truth_depth)
 		json_object_set_new(o, "truth", truth_json(w));
@@ -244,11 +243,11 @@ static unsigned int blamed_frame(const struct sample_walks *w)
 
 /* Count @w at its place; the place, with its example still to set when it is new. */
 static struct stats_place *add_place(struct sample_stats *st, const struct sample_walks *w,
-				     stats_symbol_fn sym, void *ctx)
+				     const struct stats_namer *names)
 {
 	unsigned int b = blamed_frame(w);
 	const struct emu_frame *f = b < w->in.n ? &w->in.ours[b] : NULL;
-	const char *text = f ? sym(ctx, f->ip, b > 0 && !(f->flags & EMU_FRAME_EXACT)) : NULL;
+	const char *text = f ? names->symbol(names->ctx, f->ip, b > 0 && !(f->flags & EMU_FRAME_EXACT)) : NULL;
 	char fn[256], key[512];
 	struct stats_place *p;
 
@@ -269,7 +268,7 @@ static struct stats_place *add_place(struct sample_stats *st, const struct sampl
 }
 
 static void add_folded(struct sample_stats *st, const struct sample_walks *w,
-		       stats_symbol_fn sym, void *ctx)
+		       const struct stats_namer *names)
 {
 	char stack[16384], fn[256];
 	size_t len = 0;
@@ -278,7 +277,7 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 	stack[0] = '\0';
 	for (unsigned int i = w->in.n; i-- > 0 && len < sizeof(stack) - 1;) {
 		const struct emu_frame *f = &w->in.ours[i];
-		const char *t = sym(ctx, f->ip, i > 0 && !(f->flags & EMU_FRAME_EXACT));
+		const char *t = names->symbol(names->ctx, f->ip, i > 0 && !(f->flags & EMU_FRAME_EXACT));
 
 		function_of(t ? t : "?", fn, sizeof(fn));
 		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s",
@@ -342,7 +341,7 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 }
 
 void stats_add(struct sample_stats *st, const struct sample_walks *w, const char *object,
-	       stats_symbol_fn sym, void *sym_ctx, bool folded)
+	       const struct stats_namer *names, bool folded)
 {
 	bool disagrees = classify_disagrees(&w->v);
 	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
@@ -352,14 +351,14 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	add_counts(st, w);
 	add_object(st, w, object);
 	if (folded)
-		add_folded(st, w, sym, sym_ctx);
+		add_folded(st, w, names);
 	if (disagrees) {
 		st->disagreements_total++;
-		place = add_place(st, w, sym, sym_ctx);
+		place = add_place(st, w, names);
 	}
 	/* every frame symbolized: only for a sample that is kept */
 	if (keep || st->stacks || (place && !place->example))
-		j = sample_json(w, sym, sym_ctx);
+		j = sample_json(w, names);
 	if (!j)
 		return;
 	if (place && !place->example)

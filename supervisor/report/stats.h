@@ -58,8 +58,18 @@ struct sample_walks {
 	unsigned int truth_depth;
 };
 
-/** symbolizer callback: text for @ip (@caller: a return address), or NULL */
-typedef const char *(*stats_symbol_fn)(void *ctx, uint64_t ip, bool caller);
+/**
+ * struct stats_namer - how frames are named
+ * @symbol: "function+0xOFF", "[object+0xOFF]" or "0xADDR" for @ip (@caller:
+ *	a return address, looked up at @ip - 1), or NULL; owned by @ctx
+ * @object: the file name (no directory) holding @ip ("[vdso]", "[jit]"), or
+ *	NULL when no mapping holds it; may be NULL itself (no objects)
+ */
+struct stats_namer {
+	const char *(*symbol)(void *ctx, uint64_t ip, bool caller);
+	const char *(*object)(void *ctx, uint64_t ip, bool caller);
+	void *ctx;
+};
 
 struct sample_stats {
 	unsigned long total;
@@ -135,11 +145,11 @@ void stats_free(struct sample_stats *st);
 /**
  * stats_add() - count one sample
  * @object: the file holding frame 0's IP, or NULL
- * @sym: symbolizer for the frames (with @sym_ctx)
+ * @names: names for the frames
  * @folded: also count its stack for --folded
  */
 void stats_add(struct sample_stats *st, const struct sample_walks *w, const char *object,
-	       stats_symbol_fn sym, void *sym_ctx, bool folded);
+	       const struct stats_namer *names, bool folded);
 
 /** stats_drop() - a sample lost (thread gone, registers unreadable). */
 void stats_drop(struct sample_stats *st);

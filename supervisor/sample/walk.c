@@ -43,10 +43,6 @@ static void to_emu_regs(const struct sample *smp, struct emu_regs *e)
 	e->gpr_valid = (1u << SAMPLE_DWARF_REGS) - 1;
 }
 
-static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
-{
-	return symbols_name(ctx, ip, caller);
-}
 
 /*
  * The object holding @ip: its registered path first, "[jit]" in a JIT
@@ -64,6 +60,19 @@ static const char *object_of(const struct walk_env *env, uint64_t ip)
 	if (emu_registry_find_jit(env->registry, ip))
 		return "[jit]";
 	return symbols_object(&env->oracles->sym, ip);
+}
+
+static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
+{
+	const struct walk_env *env = ctx;
+
+	return symbols_name(&env->oracles->sym, ip, caller);
+}
+
+/* The object of a frame: a caller's at its call (RA - 1), as it is named. */
+static const char *object_cb(void *ctx, uint64_t ip, bool caller)
+{
+	return object_of(ctx, caller && ip ? ip - 1 : ip);
 }
 
 /*
@@ -384,6 +393,7 @@ static void stack_bounds(const struct walk_env *env, const struct sample *smp,
 void walk_sample(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
+	const struct stats_namer names = { symbol_cb, object_cb, (void *)env };
 	struct walk_buffers *b = env->buf;
 	struct emu_unwind_opts uopts = env->uopts;
 	struct emu_unwind_result res;
@@ -426,7 +436,6 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	w.freeze_ns = smp->freeze_ns;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
 		   reason_of(env, &w, &res);
-	stats_add(env->stats, &w, object_of(env, smp->regs.rip), symbol_cb, &env->oracles->sym,
-		  env->folded);
+	stats_add(env->stats, &w, object_of(env, smp->regs.rip), &names, env->folded);
 	walk_report_removals(env, &res);
 }

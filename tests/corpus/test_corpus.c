@@ -73,6 +73,7 @@ extern char **environ;
 struct end {
 	const char *fn;
 	const char *alt;		/* another name for the same place */
+	const char *object;		/* or any function of this object (its frames' "object") */
 	const char *cls;		/* a class, or classes separated by '|' */
 	const char *reason;
 	enum { ARG_NONE, ARG_BINARY, ARG_NOSF } arg;
@@ -657,10 +658,12 @@ static const struct rule *rule_of(const struct vrun *v, const struct sample *s)
 	return NULL;
 }
 
-static const struct end *end_of(const struct rule *r, const char *fn)
+/* The end @fn (of @object, or NULL) is, in @r's list. */
+static const struct end *end_of(const struct rule *r, const char *fn, const char *object)
 {
 	for (const struct end *const *e = r->ends; *e; e++)
-		if (!strcmp((*e)->fn, fn) || ((*e)->alt && !strcmp((*e)->alt, fn)))
+		if (!strcmp((*e)->fn, fn) || ((*e)->alt && !strcmp((*e)->alt, fn)) ||
+		    ((*e)->object && object && !strcmp((*e)->object, object)))
 			return *e;
 	return NULL;
 }
@@ -742,7 +745,7 @@ static void check_rules(struct vrun *v, const struct sample *s, const struct rul
 	const struct end *e;
 
 	fn_at(s, s->covered - 1, fn);
-	e = end_of(r, fn);
+	e = end_of(r, fn, jstr(json_array_get(s->frames, s->covered - 1), "object"));
 	if (!e) {
 		ends_list(r, list, sizeof(list));
 		fail(v, s, "SFrame coverage ends in %s, expected one of: %s", fn, list);
@@ -1136,9 +1139,12 @@ static void signal_deep_done(struct vrun *v)
  * A signal that interrupted clock_gettime, in the vDSO or libc: no SFrame
  * there. Where libunwind stops in the vDSO as well (seen with libunwind 1.8,
  * Debian sid), both walks end at the same frame: a match, without a reason.
+ * Which vDSO function it is, and whether it has a name at all, is the host
+ * kernel's (6.18 keeps clock_gettime's hot path in an unnamed local
+ * function): any frame of the vDSO is this end.
  */
 static const struct end interrupted_in_vdso = {
-	.fn = "__vdso_clock_gettime", .cls = "match|" FALLBACK,
+	.fn = "[vdso]", .object = "[vdso]", .cls = "match|" FALLBACK,
 	.reason = "no .sframe in linux-vdso.so.1: frame-pointer fallback",
 };
 

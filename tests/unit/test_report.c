@@ -30,6 +30,15 @@ static const char *sym(void *ctx, uint64_t ip, bool caller)
 	}
 }
 
+/* The object of a frame, looked up where it is named (a caller at @ip - 1). */
+static const char *object(void *ctx, uint64_t ip, bool caller)
+{
+	(void)ctx;
+	return ((caller ? ip - 1 : ip) & ~0xfffull) == 0x9000 ? "libc.so.6" : "prog";
+}
+
+static const struct stats_namer names = { sym, object, NULL };
+
 static const struct emu_frame stack3[] = {
 	{ .ip = 0x1010, .source = EMU_SRC_REGS }, { .ip = 0x2020, .source = EMU_SRC_SFRAME }, { .ip = 0x3030, .source = EMU_SRC_SFRAME },
 };
@@ -61,7 +70,7 @@ static void add(struct sample_stats *st, const struct emu_frame *ours, unsigned 
 
 	classify_sample(&w.in, &w.v);
 	w.reason = reason;
-	stats_add(st, &w, "prog", sym, NULL, true);
+	stats_add(st, &w, "prog", &names, true);
 }
 
 static struct sample_stats stats;
@@ -185,6 +194,11 @@ Test(report, json_and_folded_files)
 	cr_assert_str_eq(json_string_value(json_object_get(frame, "why")), "not-code");
 	frame = json_array_get(json_object_get(lied, "frames"), 1);
 	cr_assert(json_is_true(json_object_get(frame, "plausible")));
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "object")), "prog");
+	frame = json_array_get(json_object_get(json_array_get(json_object_get(j, "stacks"), 2),
+					       "frames"), 3);
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "symbol")), "[libc.so.6+0x9000]");
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "object")), "libc.so.6");
 	json_decref(j);
 	f = fopen(folded_path, "r");
 	cr_assert(f);
