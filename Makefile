@@ -437,7 +437,8 @@ test-live: $(LIVE_BINS)
 	$(foreach t,$(LIVE_BINS),$(call run_test,$(t) $(SAN_JOBS))$(newline))
 # Natively (every case skipped: ENOSYS), then under codectl-run in every
 # profile each suite applies to (every case run): codectl's in the emulator
-# profile, the kernel interfaces' in v16 (--strict) and v13, and once at
+# profile, the kernel interfaces' in v16 (--strict; sframe_register also as built
+# with CONFIG_SFRAME_VALIDATION) and v13, and once at
 # other numbers, given to both sides as a kernel developer would.
 KERNEL_SUITES := --suite sframe_register --suite prctl --suite stacktrace_setup
 comma := ,
@@ -446,6 +447,8 @@ test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip --suite codectl)
 	$(call run_test,$(CODECTL_RUN) -q --strict --prctl-sframe -- $(ABI_BIN) --no-skip \
 		$(KERNEL_SUITES))
+	$(call run_test,$(CODECTL_RUN) -q --strict --sframe-validation -- $(ABI_BIN) --no-skip \
+		--sframe-validation --suite sframe_register)
 	$(call run_test,$(CODECTL_RUN) -q --kernel v13 --prctl-sframe -- $(ABI_BIN) --no-skip \
 		--kernel v13 $(KERNEL_SUITES))
 	$(call run_test,env SFRAME_REGISTER_NR=2001 SFRAME_UNREGISTER_NR=2002 \

@@ -32,11 +32,13 @@ static const struct emu_arch_info arch_table[] = {
 	[EMU_ARCH_X86_64] = {
 		.name = "x86_64", .sframe_abi = EMU_SF_ABI_AMD64_LE,
 		.sp_reg = 7, .fp_reg = 6, .ra_reg = 16, .ip_reg = 16, .nregs = 17,
+		.kernel_regs = 16,
 		.ra_cfa_off = -8, .sigframe = &x86_64_sigframe,
 	},
 	[EMU_ARCH_AARCH64] = {
 		.name = "aarch64", .sframe_abi = EMU_SF_ABI_AARCH64_LE,
 		.sp_reg = 31, .fp_reg = 29, .ra_reg = 30, .ip_reg = 0xff, .nregs = 32,
+		.kernel_regs = 32,
 		.ra_cfa_off = 0,
 	},
 };

@@ -20,6 +20,8 @@ struct emu_sigframe_info;
  * @ip_reg: DWARF number whose value is the frame's IP (x86_64: 16, RIP),
  *	or 0xff when there is none
  * @nregs: DWARF register numbers below this are valid in FLEX rules
+ * @kernel_regs: DWARF numbers below this are registers the v16 kernel's
+ *	unwinder reads (unwind_user_get_reg(): x86_64 0-15, no RIP)
  * @ra_cfa_off: where the RA is saved when the data says nothing, relative to
  *	the CFA in bytes (x86_64: -8); 0 = it stays in @ra_reg (AArch64)
  * @sigframe: signal trampolines and frames (NULL: none recognised)
@@ -32,6 +34,7 @@ struct emu_arch_info {
 	uint8_t ra_reg;
 	uint8_t ip_reg;
 	uint8_t nregs;
+	uint8_t kernel_regs;
 	int8_t ra_cfa_off;
 	const struct emu_sigframe_info *sigframe;
 };

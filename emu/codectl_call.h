@@ -31,12 +31,20 @@
  * @max_sframe_size: cap on a section's size, bytes; larger ones get ENOMEM
  * @max_sframe_total: cap on the bytes of all sections registered in one
  *	address space (each registration counts its section); beyond it, ENOMEM
+ * @sframe_validation: v16: validate every FDE, FRE and data word at
+ *	registration, as a kernel built with CONFIG_SFRAME_VALIDATION does
+ *	(off: only the header, as the kernel a user runs)
+ *
+ * In the v16 profile a section is registered as the kernel registers it; the
+ * caps only decide whether the emulator also keeps a copy of it (for
+ * --verify and reports), never the answer.
  */
 struct emu_policy {
 	enum emu_arch arch;
 	enum emu_profile profile;
 	size_t max_sframe_size;
 	uint64_t max_sframe_total;
+	bool sframe_validation;
 };
 
 /** emu_policy_default() - x86_64, the emulator profile, 64 MiB sections, 1 GiB in all. */

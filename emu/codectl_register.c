@@ -7,6 +7,7 @@
 
 #include "codectl_internal.h"
 #include "copy_struct.h"
+#include "mem_image.h"
 
 /* Text in executable mappings; the section (when @sframe_start) in readable ones. */
 static int check_mappings(const struct emu_policy *p, const struct emu_space *sp,
@@ -81,6 +82,79 @@ static int attach_section(const struct emu_policy *p, const struct emu_space *sp
 	return err;
 }
 
+/* The section's bytes in a new buffer; NULL with @v set (the caps, memory, a fault). */
+static uint8_t *copy_section(const struct emu_policy *p, const struct emu_space *sp,
+			     uint64_t start, uint64_t len, struct emu_verdict *v)
+{
+	uint64_t total = emu_registry_sframe_bytes(sp->registry) + len;
+	uint8_t *buf;
+
+	if (len > p->max_sframe_size) {
+		emu_reject(v, EMU_R_SFRAME_TOO_BIG, "sframe section of %llu bytes above the "
+			   "%zu-byte limit", (unsigned long long)len, p->max_sframe_size);
+		return NULL;
+	}
+	if (total > p->max_sframe_total) {
+		emu_reject(v, EMU_R_SFRAME_BUDGET, "sframe sections would take %llu bytes, above "
+			   "this process's %llu-byte budget", (unsigned long long)total,
+			   (unsigned long long)p->max_sframe_total);
+		return NULL;
+	}
+	buf = malloc(len);
+	if (!buf) {
+		emu_reject(v, EMU_R_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (emu_read(sp->mem, start, buf, len)) {
+		free(buf);
+		emu_reject(v, EMU_R_SFRAME_FAULT, "sframe 0x%llx..0x%llx unreadable",
+			   (unsigned long long)start, (unsigned long long)(start + len));
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * v16: the section registered as sframe_add_section() takes it, read through
+ * the copy when the emulator could take one (the same bytes, read once), else
+ * from the process. The copy is then kept for --verify and the reports when
+ * the emulator's own validation accepts it; it never decides the answer.
+ */
+static int attach_kernel(const struct emu_policy *p, const struct emu_space *sp,
+			 struct emu_registration *reg, const struct emu_sframe_params *params,
+			 uint64_t sframe_end, struct emu_verdict *v)
+{
+	const struct emu_arch_info *arch = emu_arch_get(p->arch);
+	uint64_t start = params->sframe_addr, len = sframe_end - start;
+	struct emu_mem_image img = { .fallback = sp->mem };
+	struct emu_accessor mem = emu_mem_image_accessor(&img);
+	struct emu_sframe_params own = *params;
+	struct emu_policy emulator = *p;
+	struct emu_verdict scratch;
+	uint8_t *buf;
+	int err;
+
+	if (!arch)
+		return emu_reject(v, EMU_R_SF_ABI, "unknown architecture %d", p->arch);
+	emu_verdict_init(&scratch);
+	buf = copy_section(p, sp, start, len, &scratch);
+	if (buf)
+		emu_mem_image_add(&img, start, buf, len);
+	reg->ksframe = (struct emu_ksframe){
+		.sframe_start = start, .sframe_end = sframe_end,
+		.text_start = reg->text_start, .text_end = reg->text_end,
+	};
+	err = emu_ksframe_add(&reg->ksframe, &mem, arch, p->sframe_validation, v);
+	if (err || !buf) {
+		free(buf);
+		return err;
+	}
+	emulator.profile = own.profile = EMU_PROFILE_EMULATOR;
+	if (attach_section(&emulator, sp, buf, len, &own, reg, &scratch))
+		reg->sframe = NULL;
+	return 0;
+}
+
 int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
 		      struct emu_registration *reg, uint64_t sframe_start, uint64_t sframe_end,
 		      struct emu_call_result *res)
@@ -89,38 +163,25 @@ int emu_attach_sframe(const struct emu_policy *p, const struct emu_space *sp,
 		.sframe_addr = sframe_start, .text_start = reg->text_start,
 		.text_end = reg->text_end, .arch = p->arch, .profile = p->profile, .maps = sp->maps,
 	};
-	uint64_t len = sframe_end - sframe_start;
 	uint8_t *buf;
 	int err;
 
-	if (len > p->max_sframe_size)
-		return emu_reject(&res->verdict, EMU_R_SFRAME_TOO_BIG,
-				  "sframe section of %llu bytes above the %zu-byte limit",
-				  (unsigned long long)len, p->max_sframe_size);
-	if (emu_registry_sframe_bytes(sp->registry) + len > p->max_sframe_total)
-		return emu_reject(&res->verdict, EMU_R_SFRAME_BUDGET,
-				  "sframe sections would take %llu bytes, above this process's "
-				  "%llu-byte budget",
-				  (unsigned long long)(emu_registry_sframe_bytes(sp->registry) + len),
-				  (unsigned long long)p->max_sframe_total);
-	buf = malloc(len);
-	if (!buf)
-		return emu_reject(&res->verdict, EMU_R_NOMEM, "out of memory");
-	if (emu_read(sp->mem, sframe_start, buf, len)) {
-		free(buf);
-		return emu_reject(&res->verdict, EMU_R_SFRAME_FAULT,
-				  "sframe 0x%llx..0x%llx unreadable", (unsigned long long)sframe_start,
-				  (unsigned long long)sframe_end);
+	if (p->profile == EMU_PROFILE_V16) {
+		err = attach_kernel(p, sp, reg, &params, sframe_end, &res->verdict);
+	} else {
+		buf = copy_section(p, sp, sframe_start, sframe_end - sframe_start, &res->verdict);
+		err = buf ? attach_section(p, sp, buf, sframe_end - sframe_start, &params, reg,
+					   &res->verdict) : -emu_rule_errno(res->verdict.rule);
 	}
-	err = attach_section(p, sp, buf, len, &params, reg, &res->verdict);
 	if (err)
 		return err;
 	reg->aspects |= EMU_ASPECT_UNWIND;
 	reg->unwind_kind = EMU_UNWIND_SFRAME;
 	reg->sframe_start = sframe_start;
 	reg->sframe_end = sframe_end;
-	res->sframe_version = emu_sframe_header(reg->sframe)->version;
-	res->sframe_fdes = emu_sframe_header(reg->sframe)->num_fdes;
+	res->sframe_version = reg->sframe ? emu_sframe_header(reg->sframe)->version : 3;
+	res->sframe_fdes = reg->sframe ? emu_sframe_header(reg->sframe)->num_fdes :
+			   reg->ksframe.num_fdes;
 	return 0;
 }
 

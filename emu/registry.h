@@ -17,6 +17,7 @@
 #include "mappings.h"
 #include "rules.h"
 #include "sframe_cache.h"
+#include "sframe_kernel.h"
 #include "sframe_section.h"
 
 #define EMU_ASPECT_UNWIND	0x1	/* SFrame section or JIT tables */
@@ -72,7 +73,10 @@ struct emu_identity {
  * @aspects: EMU_ASPECT_* bits it carries
  * @option: the CODE_REGISTER_* option that created it (codectl)
  * @origin: the entry point that made it (enum emu_origin)
- * @sframe: the validated section copy (a reference) for EMU_UNWIND_SFRAME
+ * @sframe: the validated section copy (a reference) for EMU_UNWIND_SFRAME;
+ *	in the v16 profile, which answers and unwinds without it (@ksframe),
+ *	only when the emulator's own validation accepts the section (else NULL)
+ * @ksframe: in the v16 profile, what the kernel keeps of the section
  * @sframe_start, @sframe_end: where the section was in the tracee
  * @jit_head: tracee address of the first JIT table for EMU_UNWIND_JIT
  * @jit_index: its sealed tables, found by lookups (owned; NULL: not kept).
@@ -91,6 +95,7 @@ struct emu_registration {
 	uint64_t sframe_start;
 	uint64_t sframe_end;
 	struct emu_sframe_section *sframe;
+	struct emu_ksframe ksframe;
 	uint64_t jit_head;
 	struct emu_jit_index *jit_index;
 	uint64_t text_vma_ident;

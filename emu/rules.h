@@ -67,7 +67,8 @@
 	X(SETUP_FDE_TEXT, "setup-fde-text", EFAULT, \
 	  "an FDE's function outside the text range (v16's errno for it)") \
 	X(SETUP_FDE_FRES, "setup-fde-fres", EFAULT, \
-	  "an FDE's attribute record or FREs past the FRE sub-section (v16's errno)") \
+	  "an FDE's attribute record, an FRE or its data words past the FRE sub-section " \
+	  "(v16's errno)") \
 	X(SETUP_UNREG_FIELDS, "setup-unregister-fields", EINVAL, \
 	  "sframe_unregister with a field other than sframe_start non-zero") \
 	X(SETUP_UNREG_UNKNOWN, "setup-unregister-unknown", EINVAL, \
@@ -94,7 +95,9 @@
 	X(SF_FRE_OUTSIDE, "sframe-fre-outside", EINVAL, "FRE start outside the function") \
 	X(SF_FRE_OFFSET_SIZE, "sframe-fre-offset-size", EINVAL, "invalid FRE offset size") \
 	X(SF_FRE_OFFSET_COUNT, "sframe-fre-offset-count", EINVAL, "invalid FRE offset count") \
-	X(SF_FLEX_CONTROL, "sframe-flex-control", EINVAL, "v3 FLEX: invalid control word")
+	X(SF_FLEX_CONTROL, "sframe-flex-control", EINVAL, "v3 FLEX: invalid control word") \
+	X(SF_NO_FRE, "sframe-no-fre", EINVAL, \
+	  "v16 lookup: the FDE holding the address has no FRE at or below it")
 
 enum emu_rule {
 #define EMU_RULE_ID(id, name, err, what) EMU_R_##id,

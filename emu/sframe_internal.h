@@ -73,10 +73,8 @@ int emu_sf_fre_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i, uint32_t
 		    const struct emu_sframe_fre *fre);
 int emu_sf_check_fde_text(struct emu_sframe_section *s, const struct emu_sframe_params *p,
 			  uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v);
-int emu_sf_check_fde_fres(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
-			  const struct emu_sframe_fde *fde);
-int emu_sf_check_fre_start(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
-			   uint32_t j, const struct emu_sframe_fde *fde,
+int emu_sf_check_fre_start(struct emu_verdict *v, uint32_t i, uint32_t j,
+			   const struct emu_sframe_fde *fde,
 			   const struct emu_sframe_fre *fre, uint32_t prev);
 
 /* Index of the last FDE starting at or below @ip (sframe_lookup.c); -ENOENT if none. */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The SFrame lookup as a kernel makes it (v16 and v13 profiles): on the
- * section's bytes in the process at the time of the unwind, not on the copy
- * taken at registration. The kernel reads user memory at every lookup, so a
- * program that changes its section after registering it is seen, and a lookup
- * error other than "no FDE" removes the registration (kernel-2026.md §1.2,
- * "Lookup error classes"). The bytes a lookup reads are compared with the
- * copy; only when they differ is the section read again and searched with
- * the kernel's per-FDE and per-FRE checks.
+ * The SFrame lookup as the v13 series makes it: on the section's bytes in
+ * the process at the time of the unwind, not on the copy taken at
+ * registration. The kernel reads user memory at every lookup, so a program
+ * that changes its section after registering it is seen, and a lookup error
+ * of its EFAULT class removes the registration (kernel-sframe.md §1.6). The
+ * bytes a lookup reads are compared with the copy; only when they differ is
+ * the section read again and searched with the copy's decoder and checks.
+ * (The v16 profile reads the section as that kernel does: sframe_kernel.c.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,8 +84,8 @@ static int compare_lookup(const struct emu_sframe_section *s, const struct emu_a
 }
 
 /* FREs of FDE @idx up to the one for @ip_off, checked as the kernel's scan checks them. */
-static int scan_fres(const struct emu_sframe_section *s, const struct emu_sframe_params *p,
-		     uint32_t idx, const struct emu_sframe_fde *fde, uint64_t ip_off,
+static int scan_fres(const struct emu_sframe_section *s, uint32_t idx,
+		     const struct emu_sframe_fde *fde, uint64_t ip_off,
 		     struct emu_sframe_fre *match, uint32_t *match_j, struct emu_verdict *v)
 {
 	struct emu_sframe_fre fre;
@@ -99,7 +99,7 @@ static int scan_fres(const struct emu_sframe_section *s, const struct emu_sframe
 		r = emu_sf_decode_fre(s, fde, &pos, &fre);
 		if (r)
 			return emu_sf_fre_fail(v, r, idx, j, &fre);
-		err = emu_sf_check_fre_start(v, p->profile, idx, j, fde, &fre, prev);
+		err = emu_sf_check_fre_start(v, idx, j, fde, &fre, prev);
 		if (err)
 			return err;
 		if (fre.start > ip_off)
@@ -129,14 +129,12 @@ static int kernel_find(struct emu_sframe_section *s, const struct emu_sframe_par
 	if (r)
 		return emu_sf_fde_fail(v, r, idx, &fde);
 	err = emu_sf_check_fde_text(s, p, idx, &fde, v);
-	if (!err)
-		err = emu_sf_check_fde_fres(v, p->profile, idx, &fde);
 	if (err)
 		return err;
 	ip_off = ip - fde.func_start;
 	if (ip_off >= fde.func_size)
 		return -ENOENT;
-	err = scan_fres(s, p, idx, &fde, fde.pcmask ? ip_off % fde.rep_size : ip_off, &fre, &j, v);
+	err = scan_fres(s, idx, &fde, fde.pcmask ? ip_off % fde.rep_size : ip_off, &fre, &j, v);
 	if (err == -ENOENT && fde.signal) {
 		*rule = (struct emu_unwind_rule){ .signal_frame = true };
 		err = 0;

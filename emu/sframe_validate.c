@@ -45,8 +45,8 @@ int emu_sf_fre_fail(struct emu_verdict *v, enum emu_rule r, uint32_t i, uint32_t
 	}
 }
 
-int emu_sf_check_fre_start(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
-			   uint32_t j, const struct emu_sframe_fde *fde,
+int emu_sf_check_fre_start(struct emu_verdict *v, uint32_t i, uint32_t j,
+			   const struct emu_sframe_fde *fde,
 			   const struct emu_sframe_fre *fre, uint32_t prev)
 {
 	if (j > 0 && fre->start <= prev)
@@ -58,10 +58,9 @@ int emu_sf_check_fre_start(struct emu_verdict *v, enum emu_profile profile, uint
 				  fre->start, fde->rep_size);
 	/*
 	 * start == size is accepted, as libsframe and the v13 series do (PR
-	 * libsframe/33131); v16 refuses it (kernel-2026.md, "Per-FRE checks").
+	 * libsframe/33131); v16's reader refuses it (sframe_kernel.c).
 	 */
-	if (!fde->pcmask && (fre->start > fde->func_size ||
-			     (profile == EMU_PROFILE_V16 && fre->start == fde->func_size)))
+	if (!fde->pcmask && fre->start > fde->func_size)
 		return emu_reject(v, EMU_R_SF_FRE_OUTSIDE,
 				  "FDE %u: FRE %u start 0x%x %s function size 0x%x", i, j,
 				  fre->start, fre->start == fde->func_size ? "at" : "beyond",
@@ -69,18 +68,8 @@ int emu_sf_check_fre_start(struct emu_verdict *v, enum emu_profile profile, uint
 	return 0;
 }
 
-/* v16: no more FREs than the function has bytes (kernel-2026.md, "Per-FDE checks"). */
-int emu_sf_check_fde_fres(struct emu_verdict *v, enum emu_profile profile, uint32_t i,
-			  const struct emu_sframe_fde *fde)
-{
-	if (profile != EMU_PROFILE_V16 || fde->num_fres <= fde->func_size)
-		return 0;
-	return emu_reject(v, EMU_R_SF_FDE_NUM_FRES, "FDE %u: %u FREs in a function of %u bytes", i,
-			  fde->num_fres, fde->func_size);
-}
-
-static int validate_fres(const struct emu_sframe_section *s, const struct emu_sframe_params *p,
-			 uint32_t i, const struct emu_sframe_fde *fde, struct emu_verdict *v)
+static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
+			 const struct emu_sframe_fde *fde, struct emu_verdict *v)
 {
 	struct emu_sframe_fre fre;
 	struct emu_unwind_rule rule;
@@ -98,7 +87,7 @@ static int validate_fres(const struct emu_sframe_section *s, const struct emu_sf
 			r = emu_sf_decode_fre(s, fde, &pos, &fre);
 		if (r)
 			return emu_sf_fre_fail(v, r, i, j, &fre);
-		err = emu_sf_check_fre_start(v, p->profile, i, j, fde, &fre, prev);
+		err = emu_sf_check_fre_start(v, i, j, fde, &fre, prev);
 		if (err)
 			return err;
 		if (fde->type == EMU_SF_V3_FDE_TYPE_DEFAULT)
@@ -172,9 +161,7 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 					  s->hdr.num_fres);
 		err = emu_sf_check_fde_text(s, p, i, &fde, v);
 		if (!err)
-			err = emu_sf_check_fde_fres(v, p->profile, i, &fde);
-		if (!err)
-			err = validate_fres(s, p, i, &fde, v);
+			err = validate_fres(s, i, &fde, v);
 		if (err)
 			return err;
 		prev = fde.func_start;

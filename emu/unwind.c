@@ -17,6 +17,10 @@
  * signal): looked up as is, not as a return address
  * @gpr, @gpr_valid: the registers known at this frame (all of them at frame
  * 0 and at an interrupted frame, none but SP/FP/IP after a step)
+ * @topmost: at frame 0, no step made yet
+ * @v16: steps as the v16 series' unwind_user makes them: a register-based
+ * rule only at frame 0 and only for the registers it reads, a CFA equal to
+ * SP allowed at frame 0
  */
 struct walk {
 	const struct emu_arch_info *arch;
@@ -25,6 +29,8 @@ struct walk {
 	uint64_t gpr[EMU_MAX_REGS];
 	uint32_t gpr_valid;
 	bool exact;
+	bool topmost;
+	bool v16;
 };
 
 /* The frame-pointer frame: CFA = FP + 16, RA at CFA - 8, caller FP at CFA - 16. */
@@ -38,6 +44,8 @@ static const struct emu_unwind_rule fp_rule = {
 /* Registers other than SP, FP and the IP are known in the first (and an interrupted) frame. */
 static int reg_value(const struct walk *w, unsigned int reg, uint64_t *val)
 {
+	if (w->v16 && (!w->topmost || reg >= w->arch->kernel_regs))
+		return EMU_STOP_REG_UNAVAILABLE;
 	if (reg == w->arch->sp_reg || reg == w->arch->fp_reg || reg == w->arch->ip_reg) {
 		*val = reg == w->arch->sp_reg ? w->sp : reg == w->arch->fp_reg ? w->fp : w->ip;
 		return 0;
@@ -69,7 +77,7 @@ static int cfa_value(const struct walk *w, const struct emu_unwind_rule *rule, u
 	*cfa = base + (uint64_t)rule->cfa_off;
 	if (rule->cfa_deref && (stop = read_word(w, *cfa, cfa)))
 		return stop;
-	if (*cfa <= w->sp)
+	if (*cfa < w->sp || (*cfa == w->sp && !(w->v16 && w->topmost)))
 		return EMU_STOP_CFA_NOT_ABOVE_SP;
 	if (*cfa & 7)
 		return EMU_STOP_CFA_MISALIGNED;
@@ -86,6 +94,8 @@ static int loc_value(const struct walk *w, const struct emu_loc_rule *loc, uint6
 	switch (loc->kind) {
 	case EMU_LOC_CFA_DEREF:
 		return read_word(w, cfa + (uint64_t)loc->off, val);
+	case EMU_LOC_CFA:
+		return EMU_STOP_RULE_INVALID;
 	case EMU_LOC_REG:
 	case EMU_LOC_REG_DEREF:
 		stop = reg_value(w, loc->reg, &base);
@@ -109,7 +119,9 @@ static int step(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra
 	if (stop)
 		return stop;
 	/* RA left in its register (AArch64 LR) is only known in the first frame. */
-	if (rule->ra.kind == EMU_LOC_SAME && (stop = reg_value(w, rule->ra.reg, &lr)))
+	if (rule->ra.kind == EMU_LOC_SAME && w->arch->ra_cfa_off)
+		return EMU_STOP_RA_RETAINED;
+	if (rule->ra.kind == EMU_LOC_SAME && (stop = reg_value(w, w->arch->ra_reg, &lr)))
 		return stop;
 	stop = loc_value(w, &rule->ra, cfa, lr, ra);
 	if (!stop)
@@ -121,6 +133,7 @@ static int step(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra
 	w->ip = *ra;
 	w->gpr_valid = 0;
 	w->exact = false;
+	w->topmost = false;
 	return 0;
 }
 
@@ -172,6 +185,7 @@ static int signal_step(struct walk *w, uint64_t *ip)
 	w->sp = v[w->arch->sp_reg];
 	w->fp = v[w->arch->fp_reg];
 	w->exact = true;
+	w->topmost = false;
 	return 0;
 }
 
@@ -182,7 +196,7 @@ int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
 	*fault = EMU_JIT_OK;
 	switch (reg->unwind_kind) {
 	case EMU_UNWIND_SFRAME:
-		return emu_sframe_find_rule(reg->sframe, ip, rule);
+		return reg->sframe ? emu_sframe_find_rule(reg->sframe, ip, rule) : -ENOENT;
 	case EMU_UNWIND_JIT:
 		return emu_jit_find_rule(mem, arch, reg->text_start, reg->jit_head, ip,
 					 reg->jit_index, rule, fault);
@@ -201,7 +215,11 @@ static bool removed_in_walk(const struct emu_unwind_result *res, const struct em
 	return false;
 }
 
-/* @reg's SFrame rule for @ip: from the copy, or in a kernel profile as the kernel reads it. */
+/*
+ * @reg's SFrame rule for @ip: from the copy (emulator), as the v16 kernel
+ * reads the section in the process, or (v13) from the copy unless the bytes
+ * the lookup reads changed since registration.
+ */
 static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const struct walk *w,
 		       const struct emu_unwind_opts *o, struct emu_unwind_rule *rule,
 		       struct emu_verdict *why)
@@ -211,9 +229,11 @@ static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const st
 		.text_end = reg->text_end, .arch = o->arch, .profile = o->profile,
 	};
 
-	if (!emu_profile_is_kernel(o->profile))
-		return emu_sframe_find_rule(reg->sframe, ip, rule);
-	return emu_sframe_find_rule_live(reg->sframe, &p, w->mem, ip, rule, why);
+	if (o->profile == EMU_PROFILE_V16)
+		return emu_ksframe_find(&reg->ksframe, w->mem, w->arch, ip, rule, why);
+	if (o->profile == EMU_PROFILE_V13)
+		return emu_sframe_find_rule_live(reg->sframe, &p, w->mem, ip, rule, why);
+	return emu_sframe_find_rule(reg->sframe, ip, rule);
 }
 
 /*
@@ -277,14 +297,15 @@ fallback:
 /*
  * A v3 SFrame FDE with the signal bit for the function at @w's IP itself (a
  * return address points at a trampoline's first byte: the RA - 1 lookup
- * finds the function before it). Only v3 sections have the bit.
+ * finds the function before it). Only v3 sections have the bit; the v16
+ * kernel ignores it.
  */
 static bool signal_fde_at(const struct emu_registry *r, const struct walk *w)
 {
 	const struct emu_registration *reg = emu_registry_find_unwind(r, w->ip);
 	struct emu_unwind_rule rule;
 
-	return reg && reg->unwind_kind == EMU_UNWIND_SFRAME &&
+	return !w->v16 && reg && reg->unwind_kind == EMU_UNWIND_SFRAME && reg->sframe &&
 	       emu_sframe_header(reg->sframe)->version >= 3 &&
 	       !emu_sframe_find_rule(reg->sframe, w->ip, &rule) && rule.signal_frame;
 }
@@ -394,7 +415,8 @@ int emu_unwind(const struct emu_registry *r, const struct emu_accessor *mem,
 {
 	struct walk w = {
 		.arch = emu_arch_get(o->arch), .mem = mem, .ip = regs->ip, .sp = regs->sp,
-		.fp = regs->fp, .gpr_valid = regs->gpr_valid, .exact = true,
+		.fp = regs->fp, .gpr_valid = regs->gpr_valid, .exact = true, .topmost = true,
+		.v16 = o->profile == EMU_PROFILE_V16,
 	};
 
 	*res = (struct emu_unwind_result){ .stop_source = EMU_SRC_REGS };

@@ -60,6 +60,8 @@ struct emu_frame {
 	X(FP_BELOW_SP, "fp-below-sp", "FP-based CFA with FP below SP") \
 	X(READ_FAULT, "read-fault", "a stack read failed") \
 	X(REG_UNAVAILABLE, "register-unavailable", "the rule needs a register only frame 0 has") \
+	X(RA_RETAINED, "ra-retained", "the rule keeps the RA in its register: x86-64 has none") \
+	X(RULE_INVALID, "rule-invalid", "RA or FP at CFA + offset itself, not read from there") \
 	X(SIGNAL_FRAME, "signal-frame", "a signal trampoline, not stepped through (kernel profiles)") \
 	X(LEFT_STACK, "left-stack", "a frame-pointer step left the thread's stack") \
 	X(JIT_INVALID, "jit-table-invalid", "a JIT table turned out malformed")

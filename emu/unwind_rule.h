@@ -16,8 +16,10 @@ enum emu_cfa_base {
 };
 
 enum emu_loc_kind {
-	EMU_LOC_SAME,		/* FP: unchanged; RA: still in the RA register (first frame only) */
+	EMU_LOC_SAME,		/* FP: unchanged; RA: still in the RA register (first frame
+				 * only; x86-64 has none: a step refuses it) */
 	EMU_LOC_CFA_DEREF,	/* value at CFA + off */
+	EMU_LOC_CFA,		/* CFA + off itself: no RA or FP is ever that (a step refuses it) */
 	EMU_LOC_REG,		/* register + off */
 	EMU_LOC_REG_DEREF,	/* value at register + off */
 };

@@ -451,6 +451,7 @@ static int setup_parts(struct run *r)
 			     o->prctl_sframe },
 	};
 	r->calls.policy.profile = o->kernel;
+	r->calls.policy.sframe_validation = o->sframe_validation;
 	r->calls.policy.max_sframe_size = r->opts.max_sframe_size;
 	r->calls.policy.max_sframe_total = r->opts.max_sframe_total;
 	r->calls.notifier.fd = -1;

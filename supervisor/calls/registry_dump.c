@@ -13,10 +13,13 @@ struct dump_ctx {
 static void dump_unwind(FILE *f, const struct emu_registration *reg)
 {
 	if (reg->unwind_kind == EMU_UNWIND_SFRAME) {
-		const struct emu_sframe_hdr *h = emu_sframe_header(reg->sframe);
+		const struct emu_sframe_hdr *h = reg->sframe ? emu_sframe_header(reg->sframe) : NULL;
 
 		fprintf(f, " sframe=%#llx-%#llx v%u %u FDEs", (unsigned long long)reg->sframe_start,
-			(unsigned long long)reg->sframe_end, h->version, h->num_fdes);
+			(unsigned long long)reg->sframe_end, h ? h->version : 3,
+			h ? h->num_fdes : reg->ksframe.num_fdes);
+		if (!reg->sframe)
+			fputs(" (no copy kept by the emulator)", f);
 	} else if (reg->unwind_kind == EMU_UNWIND_JIT) {
 		fprintf(f, " jit=%#llx", (unsigned long long)reg->jit_head);
 	}

@@ -38,6 +38,7 @@ enum {
 	OPT_FOLDED,
 	OPT_CHECK,
 	OPT_KERNEL,
+	OPT_SFRAME_VALIDATION,
 	OPT_SFRAME_NR,
 	OPT_STACKTRACE_NR,
 	OPT_PRCTL_SFRAME,
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "nr", required_argument, NULL, OPT_NR },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "sframe-validation", no_argument, NULL, OPT_SFRAME_VALIDATION },
 	{ "sframe-nr", required_argument, NULL, OPT_SFRAME_NR },
 	{ "stacktrace-setup-nr", required_argument, NULL, OPT_STACKTRACE_NR },
 	{ "prctl-sframe", no_argument, NULL, OPT_PRCTL_SFRAME },
@@ -93,6 +95,9 @@ static void usage(FILE *f)
 		"                          the kernel profiles look callers up at their return\n"
 		"                          address (codectl-run(1), KERNEL PROFILES)\n"
 		"  --strict                --kernel v16\n"
+		"  --sframe-validation     with --kernel v16: validate every FDE, FRE and data\n"
+		"                          word at registration (CONFIG_SFRAME_VALIDATION; off:\n"
+		"                          only the header, as the kernel a user runs)\n"
 		"  --sframe-nr REG,UNREG   trap sframe_register/sframe_unregister as these\n"
 		"                          numbers (default %d,%d)\n"
 		"  --stacktrace-setup-nr N trap stacktrace_setup as N (default %d)\n"
@@ -260,6 +265,9 @@ static int parse_entry(int c, struct run_opts *o)
 		return 0;
 	case OPT_KERNEL:
 		return set_kernel(optarg, o);
+	case OPT_SFRAME_VALIDATION:
+		o->sframe_validation = true;
+		return 0;
 	case OPT_SFRAME_NR:
 		return set_sframe_nr(optarg, o);
 	case OPT_STACKTRACE_NR:
@@ -414,6 +422,11 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 			return err;
 	}
 	o->strict = emu_profile_is_kernel(o->kernel);
+	if (o->sframe_validation && o->kernel != EMU_PROFILE_V16) {
+		fprintf(stderr, "codectl-run: --sframe-validation is for --kernel v16 (the other "
+				"profiles validate every section)\n");
+		return OPTS_EXIT_USAGE;
+	}
 	if (check_numbers(o))
 		return OPTS_EXIT_USAGE;
 	if (optind >= argc) {

@@ -17,6 +17,7 @@
  *	callers looked up at their return address, signal frames end a walk
  * @sframe_nr: sframe_register's and sframe_unregister's numbers (--sframe-nr)
  * @stacktrace_nr: stacktrace_setup's number (--stacktrace-setup-nr)
+ * @sframe_validation: v16: validate each section whole at registration
  * @prctl_sframe: trap prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME)
  * @loader_abi: the interface the loader module registers with (--loader-abi:
  *	"codectl", "sframe_register" or "prctl"), NULL: the module's default
@@ -45,6 +46,7 @@ struct run_opts {
 	long nr;
 	enum emu_profile kernel;
 	bool strict;
+	bool sframe_validation;
 	long sframe_nr[2];
 	long stacktrace_nr;
 	bool prctl_sframe;

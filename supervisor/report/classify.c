@@ -81,6 +81,8 @@ static uint8_t row_finding(const struct sample_walks_in *in, const struct sample
 	case EMU_STOP_READ_FAULT:
 	case EMU_STOP_CFA_NOT_ABOVE_SP:
 	case EMU_STOP_CFA_MISALIGNED:
+	case EMU_STOP_RA_RETAINED:
+	case EMU_STOP_RULE_INVALID:
 		return WHY_ROW_FAULT;
 	default:
 		return 0;

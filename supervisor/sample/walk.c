@@ -45,14 +45,18 @@ static void to_emu_regs(const struct sample *smp, struct emu_regs *e)
 
 
 /*
- * The object holding @ip: its registered path first, "[jit]" in a JIT
+ * The object holding @ip: "[vdso]" in the vDSO (whatever name a loader
+ * registered it under), its registered path, "[jit]" in a JIT
  * registration's code, else the mapped file.
  */
 static const char *object_of(const struct walk_env *env, uint64_t ip)
 {
 	const struct emu_registration *r = emu_registry_find_identity(env->registry, ip);
+	const struct emu_vma *vma = env->maps ? emu_mappings_find(env->maps, ip) : NULL;
 	const char *slash;
 
+	if (vma && (vma->prot & EMU_VMA_VDSO))
+		return "[vdso]";
 	if (r && r->ident.pathname && r->ident.pathname[0]) {
 		slash = strrchr(r->ident.pathname, '/');
 		return slash ? slash + 1 : r->ident.pathname;

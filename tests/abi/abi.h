@@ -39,6 +39,8 @@ enum abi_kernel {
  * @rw: an RW (not executable) page; @none: a PROT_NONE page
  * @argv0: this program, for cases that exec it again
  * @iface: the interface the kernel cases use; @kernel: the series expected
+ * @validation: the v16 kernel under test validates each section whole at
+ *	registration (built with CONFIG_SFRAME_VALIDATION; --sframe-validation)
  * @sframe_nr, @stacktrace_nr: the numbers called (environment, else defaults)
  */
 struct abi_ctx {
@@ -52,6 +54,7 @@ struct abi_ctx {
 	const char *argv0;
 	enum abi_iface iface;
 	enum abi_kernel kernel;
+	bool validation;
 	long sframe_nr[2];
 	long stacktrace_nr;
 	char msg[512];

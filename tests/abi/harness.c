@@ -266,9 +266,9 @@ static void run_suite(struct abi_ctx *ctx, const struct suite *s, struct totals 
 	bool ok = available(ctx, s);
 
 	ctx->iface = s->iface;
-	printf("# suite %s%s%s\n", s->name, s->kernel ? (ctx->kernel == ABI_KERNEL_V13 ?
-							   " (expecting v13)" : " (expecting v16)") :
-							 "", ok ? "" : ": not available: every case skipped");
+	printf("# suite %s%s%s\n", s->name, !s->kernel ? "" : ctx->kernel == ABI_KERNEL_V13 ?
+	       " (expecting v13)" : ctx->validation ? " (expecting v16, validating)" :
+	       " (expecting v16)", ok ? "" : ": not available: every case skipped");
 	for (int i = 0; i < 4 && s->lists[i]; i++)
 		run_list(ctx, s->lists[i], !ok, &t);
 	printf("# %s: %u passed, %u failed, %u skipped\n", s->name, t.passed, t.failed,
@@ -288,8 +288,11 @@ static int suite_index(const char *name)
 	return -1;
 }
 
-/* Options: --no-skip, --kernel v16|v13, --suite NAME (repeatable; none: every suite). */
-static int parse(int argc, char **argv, bool *no_skip, enum abi_kernel *kernel, bool *want)
+/*
+ * Options: --no-skip, --kernel v16|v13, --sframe-validation, --suite NAME
+ * (repeatable; none: every suite).
+ */
+static int parse(int argc, char **argv, bool *no_skip, struct abi_ctx *ctx, bool *want)
 {
 	int k, n = 0;
 
@@ -297,7 +300,9 @@ static int parse(int argc, char **argv, bool *no_skip, enum abi_kernel *kernel, 
 		if (!strcmp(argv[i], "--no-skip")) {
 			*no_skip = true;
 		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
-			*kernel = !strcmp(argv[++i], "v13") ? ABI_KERNEL_V13 : ABI_KERNEL_V16;
+			ctx->kernel = !strcmp(argv[++i], "v13") ? ABI_KERNEL_V13 : ABI_KERNEL_V16;
+		} else if (!strcmp(argv[i], "--sframe-validation")) {
+			ctx->validation = true;
 		} else if (!strcmp(argv[i], "--suite") && i + 1 < argc) {
 			if ((k = suite_index(argv[++i])) < 0)
 				return -1;
@@ -305,6 +310,7 @@ static int parse(int argc, char **argv, bool *no_skip, enum abi_kernel *kernel, 
 			n++;
 		} else {
 			fprintf(stderr, "usage: abi-conformance [--no-skip] [--kernel v16|v13] "
+					"[--sframe-validation] "
 					"[--suite codectl|sframe_register|prctl|stacktrace_setup]...\n");
 			return -1;
 		}
@@ -315,28 +321,30 @@ static int parse(int argc, char **argv, bool *no_skip, enum abi_kernel *kernel, 
 }
 
 /*
- * abi-conformance [--no-skip] [--kernel v16|v13] [--suite NAME]...: --no-skip
- * makes a skipped case a failure, for runs where the interfaces must be there
- * (under codectl-run, or a kernel with them).
+ * abi-conformance [--no-skip] [--kernel v16|v13] [--sframe-validation]
+ * [--suite NAME]...: --no-skip makes a skipped case a failure, for runs where
+ * the interfaces must be there (under codectl-run, or a kernel with them);
+ * --sframe-validation says the v16 kernel under test was built with
+ * CONFIG_SFRAME_VALIDATION (codectl-run --kernel v16 --sframe-validation).
  */
 int main(int argc, char **argv)
 {
-	struct abi_ctx ctx;
+	struct abi_ctx ctx, opts = { .kernel = ABI_KERNEL_V16 };
 	struct totals t = { 0 };
 	bool no_skip = false, want[NSUITES] = { false };
-	enum abi_kernel kernel = ABI_KERNEL_V16;
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-check"))
 		return abi_exec_check(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "--exec-check-kernel"))
 		return abi_kernel_exec_check(argc, argv);
-	if (parse(argc, argv, &no_skip, &kernel, want))
+	if (parse(argc, argv, &no_skip, &opts, want))
 		return 2;
 	if (setup(&ctx, argv[0])) {
 		perror("abi-conformance: mmap");
 		return 2;
 	}
-	ctx.kernel = kernel;
+	ctx.kernel = opts.kernel;
+	ctx.validation = opts.validation;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (size_t i = 0; i < NSUITES; i++)
 		if (want[i])

@@ -1145,7 +1145,7 @@ static void signal_deep_done(struct vrun *v)
  */
 static const struct end interrupted_in_vdso = {
 	.fn = "[vdso]", .object = "[vdso]", .cls = "match|" FALLBACK,
-	.reason = "no .sframe in linux-vdso.so.1: frame-pointer fallback",
+	.reason = "no .sframe in [vdso]: frame-pointer fallback",
 };
 
 static const struct end interrupted_in_libc = {

@@ -2,7 +2,10 @@
 /*
  * libFuzzer target: arbitrary bytes as an SFrame section, validated in both
  * profiles for both architectures; accepted sections are then looked up at
- * every function's edges and walked with a stack made of the same bytes.
+ * every function's edges and walked with a stack made of the same bytes. The
+ * v16 kernel's reader takes the same bytes with and without validation and
+ * looks them up at the first addresses of the text: every failure must come
+ * with a rule whose errno it is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,50 @@ static void walk(const struct emu_sframe_section *s, const uint8_t *data, size_t
 	emu_registry_free(r);
 }
 
+static void expect_rule(int err, const struct emu_verdict *v)
+{
+	if (err && err != -ENOENT && (err != -emu_rule_errno(v->rule) || !v->reason[0]))
+		abort();
+}
+
+/* Where FDE @i's function starts, by the kernel's arithmetic (0 when unreadable). */
+static uint64_t fde_start(const struct emu_ksframe *k, const struct emu_accessor *mem, uint32_t i)
+{
+	uint64_t at = k->fdes_start + 16ull * i;
+	int64_t off;
+
+	return emu_read(mem, at, &off, sizeof(off)) ? 0 : at + (uint64_t)off;
+}
+
+/* The text: TEXT..TEXT_END, or all of memory (every FDE's function in it). */
+static void kernel_reader(const uint8_t *data, size_t size, bool all_text)
+{
+	const struct emu_arch_info *arch = emu_arch_get(EMU_ARCH_X86_64);
+	struct emu_mem_image img = { 0 };
+	struct emu_accessor mem;
+	struct emu_unwind_rule rule;
+	struct emu_verdict v;
+	struct emu_ksframe k;
+	uint64_t base;
+	int err;
+
+	emu_mem_image_add(&img, SEC, data, size);
+	mem = emu_mem_image_accessor(&img);
+	for (int validate = 0; validate < 2; validate++) {
+		k = (struct emu_ksframe){ .sframe_start = SEC, .sframe_end = SEC + size,
+					  .text_start = all_text ? 0 : TEXT,
+					  .text_end = all_text ? UINT64_MAX : TEXT_END };
+		emu_verdict_init(&v);
+		err = emu_ksframe_add(&k, &mem, arch, validate, &v);
+		expect_rule(err, &v);
+		base = all_text && !err ? fde_start(&k, &mem, k.num_fdes / 2) : TEXT;
+		for (uint64_t ip = base; !err && ip < base + 64; ip++) {
+			emu_verdict_init(&v);
+			expect_rule(emu_ksframe_find(&k, &mem, arch, ip, &rule, &v), &v);
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum emu_arch arches[2] = { EMU_ARCH_X86_64, EMU_ARCH_AARCH64 };
@@ -83,5 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			emu_sframe_put(s);
 		}
 	}
+	kernel_reader(data, size, false);
+	kernel_reader(data, size, true);
 	return 0;
 }

@@ -168,7 +168,10 @@ Test(kcall, v16_takes_v3_the_emulator_notes_it)
 	cr_assert_eq(fs.res.verdict.kernel_refusals, EMU_KR_VERSION | EMU_KR_V3_ONLY);
 }
 
-/* v16 gives these validation rules EFAULT where codectl answers EINVAL. */
+/*
+ * v16 gives these rules EFAULT where the emulator's codectl answers EINVAL;
+ * only a kernel built with CONFIG_SFRAME_VALIDATION sees them at registration.
+ */
 Test(kcall, v16_errno_of_fde_text_and_fres)
 {
 	struct sframe_setup s = put_section(3, FAKE_TEXT_A);
@@ -181,6 +184,9 @@ Test(kcall, v16_errno_of_fde_text_and_fres)
 
 	sample_section(3, true, s.sframe_start, FAKE_TEXT_A, 4, 64, buf, sizeof(buf), &lay);
 	memcpy(sec + lay.fde_pos[3], &far, 8);
+	cr_assert_eq(sreg(&s, 32), 0, "%s", fs.res.verdict.reason);
+	cr_assert_eq(sunreg(s.sframe_start), 0);
+	fs.policy.sframe_validation = true;
 	expect(sreg(&s, 32), EFAULT, EMU_R_SETUP_FDE_TEXT);
 	cr_assert_str_eq(fs.res.verdict.reason, "FDE 3: function 0x70004c..0x70008c outside text "
 			 "range 0x400000..0x400100");
@@ -189,7 +195,8 @@ Test(kcall, v16_errno_of_fde_text_and_fres)
 	fre_len -= 2;
 	memcpy(sec + lay.fde_pos[3] + 12, &fre_len, 4);	/* attribute record past the end */
 	expect(sreg(&s, 32), EFAULT, EMU_R_SETUP_FDE_FRES);
-	/* codectl keeps its EINVAL for the same bytes */
+	/* the emulator's codectl keeps its EINVAL for the same bytes */
+	fs.policy.profile = EMU_PROFILE_EMULATOR;
 	c = (struct code_sframe_info){ FAKE_TEXT_A, FAKE_TEXT_A + 256, s.sframe_start,
 				       s.sframe_start + s.sframe_size };
 	expect(fake_call(&fs, CODE_REGISTER_SFRAME, fake_put(&fs, &c, sizeof(c)), sizeof(c), 0),
@@ -214,6 +221,9 @@ Test(kcall, v16_fre_at_function_end_and_fre_count)
 	sec.nfdes = 1;
 	s = (struct sframe_setup){ 0, sfw_write(&sec, buf, sizeof(buf), &lay), FAKE_TEXT_A, 64 };
 	s.sframe_start = fake_put(&fs, buf, s.sframe_size);
+	cr_assert_eq(sreg(&s, 32), 0, "%s", fs.res.verdict.reason);	/* not validated */
+	cr_assert_eq(sunreg(s.sframe_start), 0);
+	fs.policy.sframe_validation = true;
 	expect(sreg(&s, 32), EINVAL, EMU_R_SF_FDE_NUM_FRES);
 	fde.func_size = 3;	/* the FRE at 2 is inside; one at the end is not, in v16 */
 	fde.nfres = 2;
@@ -222,7 +232,8 @@ Test(kcall, v16_fre_at_function_end_and_fre_count)
 	s.sframe_size = sfw_write(&sec, buf, sizeof(buf), &lay);
 	s.sframe_start = fake_put(&fs, buf, s.sframe_size);
 	expect(sreg(&s, 32), EINVAL, EMU_R_SF_FRE_OUTSIDE);
-	cr_assert_str_eq(fs.res.verdict.reason, "FDE 0: FRE 1 start 0x3 at function size 0x3");
+	cr_assert_str_eq(fs.res.verdict.reason,
+			 "FDE 0: FRE 1 start 0x3 not below the function size 0x3");
 	fs.policy.profile = EMU_PROFILE_V13;
 	cr_assert_eq(sreg(&s, 32), 0, "%s", fs.res.verdict.reason);
 }

@@ -514,10 +514,9 @@ Test(unwind, v16_removes_a_registration_broken_since)
 				 FAKE_TEXT_A + 202, FAKE_TEXT_A + 0x210 };
 	const uint8_t src[] = { EMU_SRC_REGS, EMU_SRC_FP, EMU_SRC_FP, EMU_SRC_FP, EMU_SRC_FP };
 	struct emu_sframe_fde fde;
-	char want[EMU_REASON_MAX], change[96];
 
+	fs.policy.profile = opts.profile = EMU_PROFILE_V16;
 	build_fp_chain(3);
-	opts.profile = EMU_PROFILE_V16;
 	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
 	cr_assert_eq(res.nframes, 5);
 	cr_assert_eq(res.nremovals, 0);
@@ -532,37 +531,65 @@ Test(unwind, v16_removes_a_registration_broken_since)
 	cr_assert_eq(res.removals[0].sframe_start, chain_registration()->sframe_start);
 	cr_assert_eq(res.removals[0].text_start, FAKE_TEXT_A);
 	cr_assert_eq(res.removals[0].rule, EMU_R_SF_FRE_OFFSET_SIZE);
-	change_text(change, sizeof(change), fde.fres_pos + 1);
-	snprintf(want, sizeof(want), "FDE 0: FRE 0: invalid offset size (info 0x63)%s", change);
-	cr_assert_str_eq(res.removals[0].reason, want);
-	/* the emulator profile reads the copy validated at registration */
-	opts.profile = EMU_PROFILE_EMULATOR;
-	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
-	cr_assert_eq(res.nremovals, 0);
-	cr_assert_eq(frames[1].source, EMU_SRC_SFRAME);
+	cr_assert_str_eq(res.removals[0].reason, "FDE 0: FRE 0: data-word size 3 (info 0x63)");
 	opts.profile = EMU_PROFILE_EMULATOR;
 }
 
-/* A function moved outside the text: v16 removes it; v13 (EINVAL there) only falls back. */
-Test(unwind, v13_keeps_a_registration_whose_function_left_the_text)
+/* v13 read the copy unless the bytes changed, with the copy's checks (sframe_live.c). */
+Test(unwind, v13_removes_a_registration_broken_since)
 {
-	int64_t start;
-	size_t at;
+	struct emu_sframe_fde fde;
+	char want[EMU_REASON_MAX], change[96];
 
+	fs.policy.profile = opts.profile = EMU_PROFILE_V13;
 	build_fp_chain(3);
-	at = chain_registration()->sframe->fdes_pos;
+	cr_assert_eq(emu_sframe_fde_at(chain_registration()->sframe, 0, &fde), 0);
+	tracee_section()[fde.fres_pos + 1] = 0x63;
+	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
+	cr_assert_eq(res.nremovals, 1);
+	cr_assert_eq(res.removals[0].rule, EMU_R_SF_FRE_OFFSET_SIZE);
+	change_text(change, sizeof(change), fde.fres_pos + 1);
+	snprintf(want, sizeof(want), "FDE 0: FRE 0: invalid offset size (info 0x63)%s", change);
+	cr_assert_str_eq(res.removals[0].reason, want);
+	opts.profile = EMU_PROFILE_EMULATOR;
+}
+
+/* A function moved 64 KiB below the text in the process. */
+static void move_first_function(void)
+{
+	size_t at = chain_registration()->sframe->fdes_pos;
+	int64_t start;
+
 	memcpy(&start, tracee_section() + at, 8);
 	start -= 0x10000;
 	memcpy(tracee_section() + at, &start, 8);
-	opts.profile = EMU_PROFILE_V13;
+}
+
+/* A function moved outside the text: v13 (EINVAL there) only falls back. */
+Test(unwind, v13_keeps_a_registration_whose_function_left_the_text)
+{
+	fs.policy.profile = opts.profile = EMU_PROFILE_V13;
+	build_fp_chain(3);
+	move_first_function();
 	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
 	cr_assert(res.corrupt);
 	cr_assert_eq(res.nremovals, 0);
 	cr_assert_eq(frames[1].source, EMU_SRC_FP);
-	opts.profile = EMU_PROFILE_V16;
+	opts.profile = EMU_PROFILE_EMULATOR;
+}
+
+/* v16: EFAULT from the FDE's text check, which removes the registration. */
+Test(unwind, v16_removes_a_registration_whose_function_left_the_text)
+{
+	fs.policy.profile = opts.profile = EMU_PROFILE_V16;
+	build_fp_chain(3);
+	move_first_function();
 	walk(FAKE_TEXT_A + 20, slot(4), slot(14));
 	cr_assert_eq(res.nremovals, 1);
-	cr_assert_eq(res.removals[0].rule, EMU_R_SF_FDE_TEXT);
+	cr_assert_eq(res.removals[0].rule, EMU_R_SETUP_FDE_TEXT);
+	cr_assert_str_eq(res.removals[0].reason, "FDE 0: function 0x3f0000..0x3f0040 outside text "
+			 "range 0x400000..0x400400");
+	cr_assert_eq(frames[1].source, EMU_SRC_FP);
 	opts.profile = EMU_PROFILE_EMULATOR;
 }
 
@@ -588,15 +615,16 @@ Test(unwind, v16_removes_a_section_no_longer_readable)
 	struct emu_regs regs = { .ip = FAKE_TEXT_A + 20, .sp = slot(4), .fp = slot(14) };
 	char want[EMU_REASON_MAX];
 
+	fs.policy.profile = opts.profile = EMU_PROFILE_V16;
 	build_fp_chain(3);
 	h.start = chain_registration()->sframe_start;
 	h.end = chain_registration()->sframe_end;
-	opts.profile = EMU_PROFILE_V16;
 	cr_assert_eq(emu_unwind(fs.registry, &mem, &regs, &opts, frames, &res), 0);
 	cr_assert_eq(res.nremovals, 1);
 	cr_assert_eq(res.removals[0].rule, EMU_R_SFRAME_FAULT);
-	snprintf(want, sizeof(want), "section 0x%llx..+%llu unreadable now",
-		 (unsigned long long)h.start, (unsigned long long)(h.end - h.start));
+	/* the binary search's first entry: FDE 2 of 5 */
+	snprintf(want, sizeof(want), "SFrame data at 0x%llx unreadable",
+		 (unsigned long long)(chain_registration()->ksframe.fdes_start + 2 * 16));
 	cr_assert_str_eq(res.removals[0].reason, want);
 	opts.profile = EMU_PROFILE_EMULATOR;
 }

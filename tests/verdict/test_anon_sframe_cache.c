@@ -31,6 +31,15 @@
 #define FP_LOOP_START 0x4	/* after mov %rsp,%rbp */
 #define FP_LOOP_END 0xa		/* the ret, after pop %rbp */
 
+/* Is @s's frame 0 in cache_fp_spin's loop? */
+static bool in_fp_loop(json_t *s, const void *ctx)
+{
+	long long off = verdict_frame0_offset(s, "cache_fp_spin");
+
+	(void)ctx;
+	return off >= FP_LOOP_START && off < FP_LOOP_END;
+}
+
 /* In cache_fp_spin's body: the guess is right; the walks part in libc. */
 static void check_fp_loop(json_t *s)
 {
@@ -66,25 +75,28 @@ static void check_leaf(json_t *s)
 
 Test(verdict, anon_sframe_cache)
 {
+	static const struct verdict_place places[] = {
+		{ in_fp_loop, NULL, 21, "samples in cache_fp_spin's loop" },
+		{ verdict_in_function, "cache_leaf", 21, "samples in cache_leaf" },
+	};
 	struct verdict_run v;
 	size_t i, fp_loop = 0, leaf = 0, edge_blind = 0;
-	long long off;
 	json_t *s;
 
-	verdict_run(&v, "anon_sframe_cache", NULL, NULL);
+	verdict_run_until(&v, "anon_sframe_cache", NULL, NULL, places, 2);
 	verdict_remove_perf_map(&v);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "anon_sframe_cache: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
-		off = verdict_frame0_offset(s, "cache_fp_spin");
-		if (off >= FP_LOOP_START && off < FP_LOOP_END) {
+		if (in_fp_loop(s, NULL)) {
 			fp_loop++;
 			check_fp_loop(s);
 		} else if (verdict_frame0_in(s, "cache_leaf")) {
 			leaf++;
 			check_leaf(s);
-		} else if (off >= 0 || verdict_frame0_in(s, "cache_outer")) {
+		} else if (verdict_frame0_offset(s, "cache_fp_spin") >= 0 ||
+			   verdict_frame0_in(s, "cache_outer")) {
 			/*
 			 * the entry or exit of a cache function with a frame
 			 * pointer (a few cycles of a call that spins a million

@@ -18,6 +18,15 @@
 #define CLOBBER_START 0x19	/* %rbp points at the counters */
 #define CLOBBER_END 0x22	/* the pop %rbp: the counters are below %rsp */
 
+/* Is @s's frame 0 where %rbp points at the counters? */
+static bool clobbered_at(json_t *s, const void *ctx)
+{
+	long long off = verdict_frame0_offset(s, "clobber_spin");
+
+	(void)ctx;
+	return off >= CLOBBER_START && off < CLOBBER_END;
+}
+
 static void check_clobbered(json_t *s)
 {
 	json_t *ours = verdict_frame(s, false, 1);
@@ -35,18 +44,19 @@ static void check_clobbered(json_t *s)
 
 Test(verdict, clobbered_rbp)
 {
+	const struct verdict_place place = {
+		clobbered_at, NULL, 21, "samples with %rbp clobbered"
+	};
 	struct verdict_run v;
 	size_t i, clobbered = 0, astray_elsewhere = 0;
-	long long off;
 	json_t *s;
 
-	verdict_run(&v, "clobbered_rbp", NULL, NULL);
+	verdict_run_until(&v, "clobbered_rbp", NULL, NULL, &place, 1);
 	verdict_remove_perf_map(&v);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "clobbered_rbp: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
-		off = verdict_frame0_offset(s, "clobber_spin");
-		if (off >= CLOBBER_START && off < CLOBBER_END) {
+		if (clobbered_at(s, NULL)) {
 			clobbered++;
 			check_clobbered(s);
 			continue;

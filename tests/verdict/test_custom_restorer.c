@@ -47,11 +47,15 @@ static void check_handler_sample(json_t *s)
 
 Test(verdict, custom_restorer)
 {
+	static const struct verdict_place places[] = {
+		{ verdict_in_function, "handler_spin", 21, "samples in the handler" },
+		{ verdict_in_function, "spin_main", 21, "samples in spin_main" },
+	};
 	struct verdict_run v;
 	size_t i, in_handler = 0, in_main = 0;
 	json_t *s;
 
-	verdict_run(&v, "custom_restorer", NULL, NULL);
+	verdict_run_until(&v, "custom_restorer", NULL, NULL, places, 2);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "custom_restorer: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {

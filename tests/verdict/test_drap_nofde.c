@@ -98,13 +98,15 @@ static void check_with_fde(json_t *s)
 
 Test(verdict, drap_nofde)
 {
+	const struct verdict_place place = { verdict_in_function, "leaf_spin", 21,
+					     "samples in leaf_spin" };
 	bool fde = has_sframe_fde("realigned_drap");
 	struct verdict_run v;
 	size_t i, in = 0;
 	json_t *s;
 
 	cr_log_info("drap_nofde: realigned_drap has %s SFrame FDE", fde ? "an" : "no");
-	verdict_run(&v, "drap_nofde", NULL, NULL);
+	verdict_run_until(&v, "drap_nofde", NULL, NULL, &place, 1);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "drap_nofde: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {

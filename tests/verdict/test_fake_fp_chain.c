@@ -16,6 +16,15 @@
 #define FAKE_START 0x2f		/* %rbp -> A (fake_fp_chain-asm.S) */
 #define FAKE_END 0x39		/* the leave, %rbp back at the frame record */
 
+/* Is @s's frame 0 where %rbp points at the fake chain? */
+static bool faked_at(json_t *s, const void *ctx)
+{
+	long long off = verdict_frame0_offset(s, "spin_fake_chain");
+
+	(void)ctx;
+	return off >= FAKE_START && off < FAKE_END;
+}
+
 static void check_fake(json_t *s)
 {
 	json_t *ours = verdict_frame(s, false, 1), *ref = verdict_frame(s, true, 1);
@@ -36,17 +45,16 @@ static void check_fake(json_t *s)
 
 Test(verdict, fake_fp_chain)
 {
+	const struct verdict_place place = { faked_at, NULL, 21, "samples on the fake chain" };
 	struct verdict_run v;
 	size_t i, faked = 0;
-	long long off;
 	json_t *s;
 
-	verdict_run(&v, "fake_fp_chain", NULL, NULL);
+	verdict_run_until(&v, "fake_fp_chain", NULL, NULL, &place, 1);
 	cr_assert_eq(v.r.status, 3, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "fake_fp_chain: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
-		off = verdict_frame0_offset(s, "spin_fake_chain");
-		if (off >= FAKE_START && off < FAKE_END) {
+		if (faked_at(s, NULL)) {
 			faked++;
 			check_fake(s);
 		} else {

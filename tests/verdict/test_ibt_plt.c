@@ -54,19 +54,22 @@ static void fde_rows(unsigned long long pc, char *out, size_t size)
 	cr_assert_eq(objdump_sframe_cfa(PROG, pc, out, size), 0, "objdump --sframe %s", PROG);
 }
 
-/* Is frame 0 of @s in the stub at [@stub, @stub + 16)? Named "[ibt_plt+0xOFF]". */
-static bool in_stub(json_t *s, unsigned long long stub)
+/* Is frame 0 of @s in the stub at [*@stub, *@stub + 16)? Named "[ibt_plt+0xOFF]". */
+static bool in_stub(json_t *s, const void *stub)
 {
-	unsigned long long off;
+	unsigned long long off, at = *(const unsigned long long *)stub;
 
 	return sscanf(verdict_str(verdict_frame(s, false, 0), "symbol"), "[ibt_plt+0x%llx]", &off) == 1 &&
-	       off >= stub && off < stub + 16;
+	       off >= at && off < at + 16;
 }
 
 Test(verdict, ibt_plt)
 {
 	char name[128], plt0_rows[256], stub_rows[256];
 	unsigned long long plt0, stub;
+	const struct verdict_place place = {
+		in_stub, &stub, 21, "samples in the first .plt.sec stub"
+	};
 	struct verdict_run v;
 	size_t i, in = 0, n_wrong = 0;
 	bool bug;
@@ -82,11 +85,11 @@ Test(verdict, ibt_plt)
 	cr_assert(bug || !strcmp(stub_rows, "sp+8 "), "the first stub's rows: %s", stub_rows);
 	cr_log_info("ibt_plt: the first .plt.sec stub has %s rows", bug ? "PLT0's" : "its own");
 
-	verdict_run(&v, "ibt_plt", NULL, NULL);
+	verdict_run_until(&v, "ibt_plt", NULL, NULL, &place, 1);
 	cr_assert_eq(v.r.status, bug ? 3 : 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "ibt_plt: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
-		if (!in_stub(s, stub))
+		if (!in_stub(s, &stub))
 			continue;
 		in++;
 		if (bug) {

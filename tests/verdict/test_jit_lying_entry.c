@@ -20,6 +20,15 @@
 #define LIE_START 0x0d		/* %rbp moved to the JIT frame */
 #define LIE_END 0x13		/* the leave, %rbp back at the frame record */
 
+/* Is @s's frame 0 where the entry lies? */
+static bool lie_at(json_t *s, const void *ctx)
+{
+	long long off = verdict_frame0_offset(s, "jit_spin");
+
+	(void)ctx;
+	return off >= LIE_START && off < LIE_END;
+}
+
 static void check_lie(json_t *s)
 {
 	json_t *ours = verdict_frame(s, false, 1), *ref = verdict_frame(s, true, 1);
@@ -37,18 +46,17 @@ static void check_lie(json_t *s)
 
 Test(verdict, jit_lying_entry)
 {
+	const struct verdict_place place = { lie_at, NULL, 21, "samples in the lie" };
 	struct verdict_run v;
 	size_t i, in_lie = 0;
-	long long off;
 	json_t *s;
 
-	verdict_run(&v, "jit_lying_entry", NULL, NULL);
+	verdict_run_until(&v, "jit_lying_entry", NULL, NULL, &place, 1);
 	verdict_remove_perf_map(&v);
 	cr_assert_eq(v.r.status, 3, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "jit_lying_entry: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
-		off = verdict_frame0_offset(s, "jit_spin");
-		if (off >= LIE_START && off < LIE_END) {
+		if (lie_at(s, NULL)) {
 			in_lie++;
 			check_lie(s);
 		} else {

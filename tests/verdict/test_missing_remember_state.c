@@ -16,6 +16,15 @@
 #define STALE_START 0x8		/* after the early return (missing_remember_state-asm.S) */
 #define STALE_END 0xe		/* the last ret: %rbx popped, CFA = %rsp + 8 is true */
 
+/* Is @s's frame 0 under the stale rows? */
+static bool stale_at(json_t *s, const void *ctx)
+{
+	long long off = verdict_frame0_offset(s, "spin_early_return");
+
+	(void)ctx;
+	return off >= STALE_START && off < STALE_END;
+}
+
 static void check_stale(json_t *s)
 {
 	json_t *ours = verdict_frame(s, false, 1), *ref = verdict_frame(s, true, 1);
@@ -32,17 +41,16 @@ static void check_stale(json_t *s)
 
 Test(verdict, missing_remember_state)
 {
+	const struct verdict_place place = { stale_at, NULL, 21, "samples under the stale rows" };
 	struct verdict_run v;
 	size_t i, stale = 0;
-	long long off;
 	json_t *s;
 
-	verdict_run(&v, "missing_remember_state", NULL, NULL);
+	verdict_run_until(&v, "missing_remember_state", NULL, NULL, &place, 1);
 	cr_assert_eq(v.r.status, 3, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "missing_remember_state: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
-		off = verdict_frame0_offset(s, "spin_early_return");
-		if (off >= STALE_START && off < STALE_END) {
+		if (stale_at(s, NULL)) {
 			stale++;
 			check_stale(s);
 		} else {

@@ -43,11 +43,13 @@ static void check_thread_sample(json_t *s)
 
 Test(verdict, raw_clone)
 {
+	const struct verdict_place place = { verdict_in_function, "thread_spin", 21,
+					     "samples in thread_spin" };
 	struct verdict_run v;
 	size_t i, in_thread = 0;
 	json_t *s;
 
-	verdict_run(&v, "raw_clone", NULL, NULL);
+	verdict_run_until(&v, "raw_clone", NULL, NULL, &place, 1);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "raw_clone: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {

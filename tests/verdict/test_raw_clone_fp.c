@@ -37,6 +37,13 @@ static bool is_thread(json_t *s)
 	       json_integer_value(json_object_get(s, "pid"));
 }
 
+/* Is @s a sample of the thread in spin_nocfi? */
+static bool in_spin_nocfi(json_t *s, const void *ctx)
+{
+	(void)ctx;
+	return is_thread(s) && verdict_frame0_in(s, "spin_nocfi");
+}
+
 /* No frame of @s, ours nor libunwind's, from the main thread's stack; our last is spin_nocfi's. */
 static void check_own_stack(json_t *s)
 {
@@ -54,11 +61,12 @@ static void check_own_stack(json_t *s)
 
 Test(verdict, raw_clone_fp)
 {
+	const struct verdict_place place = { in_spin_nocfi, NULL, 21, "samples in spin_nocfi" };
 	struct verdict_run v;
 	size_t i, in_spin = 0, in_thread = 0, left = 0;
 	json_t *s;
 
-	verdict_run(&v, "raw_clone_fp", NULL, NULL);
+	verdict_run_until(&v, "raw_clone_fp", NULL, NULL, &place, 1);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "raw_clone_fp: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
@@ -68,7 +76,7 @@ Test(verdict, raw_clone_fp)
 		in_thread++;
 		check_own_stack(s);
 		left += verdict_is(s, "stop", "left-stack");
-		if (!verdict_frame0_in(s, "spin_nocfi"))
+		if (!in_spin_nocfi(s, NULL))
 			continue;
 		in_spin++;
 		/* a match: libunwind's frames are ours (the JSON leaves them out) */

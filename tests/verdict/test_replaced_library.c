@@ -38,24 +38,52 @@ static void check_lib_sample(json_t *s, const char *runner)
 			     verdict_ip(verdict_frame(s, true, k)), "frame %zu: %s", k, json_dumps(s, 0));
 }
 
+/* Is @s's frame 0 in a library, lib_loop or lib_spin? */
+static bool in_library(json_t *s)
+{
+	return verdict_frame0_in(s, "lib_loop") || verdict_frame0_in(s, "lib_spin");
+}
+
+/* Was @s's library called by run_a? */
+static bool from_run_a(json_t *s)
+{
+	return verdict_sym_in(verdict_frame(s, false, 2), "run_a") ||
+	       verdict_sym_in(verdict_frame(s, false, 1), "run_a");
+}
+
+/* Is @s a sample in A? */
+static bool in_lib_a(json_t *s, const void *ctx)
+{
+	(void)ctx;
+	return in_library(s) && from_run_a(s);
+}
+
+/* Is @s a sample in B? */
+static bool in_lib_b(json_t *s, const void *ctx)
+{
+	(void)ctx;
+	return in_library(s) && !from_run_a(s);
+}
+
 Test(verdict, replaced_library)
 {
+	static const struct verdict_place places[] = {
+		{ in_lib_a, NULL, 21, "samples in A" },
+		{ in_lib_b, NULL, 21, "samples in B" },
+	};
 	struct verdict_run v;
 	size_t i, in_a = 0, in_b = 0;
 	json_t *s;
 
-	verdict_run(&v, "replaced_library", NULL, NULL);
+	verdict_run_until(&v, "replaced_library", NULL, NULL, places, 2);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "replaced_library: B loaded at A's base\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
-		if (!verdict_frame0_in(s, "lib_loop") && !verdict_frame0_in(s, "lib_spin"))
-			continue;
-		if (verdict_sym_in(verdict_frame(s, false, 2), "run_a") ||
-		    verdict_sym_in(verdict_frame(s, false, 1), "run_a")) {
+		if (in_lib_a(s, NULL)) {
 			in_a++;
 			check_lib_sample(s, "run_a");
-		} else {
+		} else if (in_lib_b(s, NULL)) {
 			in_b++;
 			check_lib_sample(s, "run_b");
 		}

@@ -38,11 +38,15 @@ static void check_from_entry(json_t *s, size_t at, const char *how)
 
 Test(verdict, signal_first_insn)
 {
+	static const struct verdict_place places[] = {
+		{ verdict_in_function, "handler_spin", 21, "samples in the handler" },
+		{ verdict_in_function, "spin_at_entry", 21, "samples in spin_at_entry" },
+	};
 	struct verdict_run v;
 	size_t i, in_handler = 0, in_loop = 0;
 	json_t *s;
 
-	verdict_run(&v, "signal_first_insn", NULL, NULL);
+	verdict_run_until(&v, "signal_first_insn", NULL, NULL, places, 2);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "signal_first_insn: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {

@@ -82,11 +82,15 @@ static void check_after_sample(json_t *s)
 
 Test(verdict, signal_trampoline_named)
 {
+	static const struct verdict_place places[] = {
+		{ verdict_in_function, "inner_handler", 21, "samples in inner_handler" },
+		{ verdict_in_function, "spin_for", 21, "samples after the siglongjmp" },
+	};
 	struct verdict_run v;
 	size_t i, in_handler = 0, after = 0;
 	json_t *s;
 
-	verdict_run(&v, "signal_trampoline_named", NULL, NULL);
+	verdict_run_until(&v, "signal_trampoline_named", NULL, NULL, places, 2);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "signal_trampoline_named: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {

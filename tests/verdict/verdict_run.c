@@ -11,6 +11,7 @@
 #include "verdict_run.h"
 
 #define MAX_ARGS 32
+#define CHECK_FAILED 3	/* codectl-run --check's exit status: a sample failed a check */
 
 void verdict_run(struct verdict_run *v, const char *prog, const char *const *opts,
 		 const char *const *args)
@@ -41,6 +42,132 @@ void verdict_run(struct verdict_run *v, const char *prog, const char *const *opt
 	rmdir(dir);
 }
 
+/* Add @from's integers to @to's, in nested objects too; keys @to lacks are taken as they are. */
+static void add_counts(json_t *to, json_t *from)
+{
+	const char *key;
+	json_t *f, *t;
+
+	json_object_foreach(from, key, f) {
+		t = json_object_get(to, key);
+		if (!t)
+			json_object_set(to, key, f);
+		else if (json_is_integer(t) && json_is_integer(f))
+			json_integer_set(t, json_integer_value(t) + json_integer_value(f));
+		else if (json_is_object(t) && json_is_object(f))
+			add_counts(t, f);
+	}
+}
+
+/* Append @from's array @key to @to's (made when @to has none). */
+static void append(json_t *to, json_t *from, const char *key)
+{
+	json_t *a = json_object_get(to, key);
+
+	if (!a) {
+		a = json_array();
+		json_object_set_new(to, key, a);
+	}
+	json_array_extend(a, json_object_get(from, key));
+}
+
+/* Merge report @from into @to: its samples appended, their counts added. */
+static void merge_report(json_t *to, json_t *from)
+{
+	json_t *cf = json_object_get(to, "check_failures");
+
+	append(to, from, "stacks");
+	append(to, from, "places");
+	add_counts(json_object_get(to, "samples"), json_object_get(from, "samples"));
+	json_integer_set(cf, json_integer_value(cf) +
+			 json_integer_value(json_object_get(from, "check_failures")));
+}
+
+/* The stacks of @stacks at @p. */
+static size_t count_at(json_t *stacks, const struct verdict_place *p)
+{
+	size_t i, n = 0;
+	json_t *s;
+
+	json_array_foreach(stacks, i, s)
+		n += p->at(s, p->ctx);
+	return n;
+}
+
+/*
+ * Is a place short of its need in @v's report? Logs what run @run, @last
+ * (@v itself for the first), gave each place that is.
+ */
+static bool short_of_need(const struct verdict_run *v, const struct verdict_run *last,
+			  const char *prog, int run, const struct verdict_place *places,
+			  size_t nplaces)
+{
+	bool short_of = false;
+	size_t i, all;
+
+	for (i = 0; i < nplaces; i++) {
+		all = count_at(verdict_stacks(v), &places[i]);
+		if (all >= places[i].need)
+			continue;
+		short_of = true;
+		cr_log_info("%s: run %d: %zu %s (%zu in %d runs, %zu needed)", prog, run,
+			    count_at(verdict_stacks(last), &places[i]), places[i].what, all, run,
+			    places[i].need);
+	}
+	return short_of;
+}
+
+/* The first sample of report @j whose outcome is not "verified" (JSON text), for messages. */
+static char *first_unverified(json_t *j)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(json_object_get(j, "stacks"), i, s)
+		if (!verdict_is(s, "outcome", "verified"))
+			return json_dumps(s, 0);
+	return strdup("none");
+}
+
+/*
+ * Merge run @run's exit status into @v's: the same, or --check failed in
+ * one and passed in the other: whether it fails can depend on whether a
+ * run sampled the place that is wrong (a few samples there, or none)
+ */
+static void merge_status(struct verdict_run *v, const struct verdict_run *next,
+			 const char *prog, int run)
+{
+	int a = v->r.status, b = next->r.status;
+
+	cr_assert(a == b || ((a == 0 || a == CHECK_FAILED) && (b == 0 || b == CHECK_FAILED)),
+		  "%s: run %d exited %d, the runs before %d (a sample not verified: %s); log:\n%s",
+		  prog, run, b, a, first_unverified(next->j), next->r.log);
+	if (b == CHECK_FAILED)
+		v->r.status = b;
+}
+
+void verdict_run_until(struct verdict_run *v, const char *prog, const char *const *opts,
+		       const char *const *args, const struct verdict_place *places,
+		       size_t nplaces)
+{
+	struct verdict_run next;
+	bool short_of;
+	int run = 1;
+
+	verdict_run(v, prog, opts, args);
+	short_of = short_of_need(v, v, prog, run, places, nplaces);
+	while (short_of && run < VERDICT_MAX_RUNS) {
+		verdict_run(&next, prog, opts, args);
+		run++;
+		merge_status(v, &next, prog, run);
+		cr_assert_str_eq(next.r.out, v->r.out, "%s: run %d printed otherwise; log:\n%s",
+				 prog, run, next.r.log);
+		merge_report(v->j, next.j);
+		short_of = short_of_need(v, &next, prog, run, places, nplaces);
+		verdict_free(&next);
+	}
+}
+
 void verdict_free(struct verdict_run *v)
 {
 	json_decref(v->j);
@@ -65,6 +192,11 @@ const char *verdict_symbol(json_t *stack, size_t i)
 bool verdict_frame0_in(json_t *stack, const char *fn)
 {
 	return verdict_sym_in(verdict_frame(stack, false, 0), fn);
+}
+
+bool verdict_in_function(json_t *stack, const void *fn)
+{
+	return verdict_frame0_in(stack, fn);
 }
 
 bool verdict_class_is(json_t *stack, const char *cls)
@@ -121,14 +253,20 @@ bool verdict_ended_in_libc(json_t *stack)
 
 void verdict_remove_perf_map(const struct verdict_run *v)
 {
-	json_t *s = json_array_get(verdict_stacks(v), 0);
+	long long pid, last = 0;
 	char map[64];
+	size_t i;
+	json_t *s;
 
-	if (!s)
-		return;
-	snprintf(map, sizeof(map), "/tmp/perf-%lld.map",
-		 (long long)json_integer_value(json_object_get(s, "pid")));
-	unlink(map);
+	/* a run's samples are together in the stacks */
+	json_array_foreach(verdict_stacks(v), i, s) {
+		pid = json_integer_value(json_object_get(s, "pid"));
+		if (pid == last)
+			continue;
+		last = pid;
+		snprintf(map, sizeof(map), "/tmp/perf-%lld.map", pid);
+		unlink(map);
+	}
 }
 
 size_t verdict_fde_rows(const char *prog, unsigned long long pc, struct verdict_row *rows,

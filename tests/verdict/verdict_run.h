@@ -30,12 +30,49 @@ struct verdict_run {
 void verdict_run(struct verdict_run *v, const char *prog, const char *const *opts,
 		 const char *const *args);
 
+/**
+ * struct verdict_place - the samples a test needs at a place
+ * @at: is @stack at the place? (@ctx passed through)
+ * @ctx: for @at (may be NULL)
+ * @need: how many stacks at the place the test needs (it asserts that itself)
+ * @what: what they are, for messages ("samples in the first .plt.sec stub")
+ */
+struct verdict_place {
+	bool (*at)(json_t *stack, const void *ctx);
+	const void *ctx;
+	size_t need;
+	const char *what;
+};
+
+/* verdict_run_until() runs a program at most this many times */
+#define VERDICT_MAX_RUNS 6
+
+/**
+ * verdict_run_until() - verdict_run() again until the report has @need
+ * stacks at every place of @places (@nplaces of them), at most
+ * VERDICT_MAX_RUNS runs: sampling at 999 Hz of CPU time, a run on a loaded
+ * machine may give a place fewer samples than the test needs
+ *
+ * The reports are merged into @v's: every run's "stacks" and "places"
+ * appended, its integers in "samples" (nested objects too) and its
+ * "check_failures" added, so verdict_count() counts every stack; the rest
+ * ("run", "registrations", ...) and @v->r are the first run's, but for
+ * @v->r.status: --check's failure (3) in any run fails the merged run, as
+ * it would one longer run (a run without a sample at a wrong place passes
+ * --check). Every run's stdout must be the first's, and its exit status
+ * the first's but for that (asserted). A run that leaves a place short is
+ * logged (cr_log_info) with its count there. Release @v with verdict_free().
+ */
+void verdict_run_until(struct verdict_run *v, const char *prog, const char *const *opts,
+		       const char *const *args, const struct verdict_place *places,
+		       size_t nplaces);
+
 /** verdict_free() - release the run and the report. */
 void verdict_free(struct verdict_run *v);
 
 /**
- * verdict_remove_perf_map() - remove the /tmp/perf-PID.map a program that
- * names its anonymous code wrote (PID: its first sample's)
+ * verdict_remove_perf_map() - remove the /tmp/perf-PID.map files a program
+ * that names its anonymous code wrote (PID: its samples', every run's)
  */
 void verdict_remove_perf_map(const struct verdict_run *v);
 
@@ -50,6 +87,9 @@ const char *verdict_symbol(json_t *stack, size_t i);
 
 /** verdict_frame0_in() - is @stack's frame 0 in function @fn (symbol "fn+0x..")? */
 bool verdict_frame0_in(json_t *stack, const char *fn);
+
+/** verdict_in_function() - verdict_frame0_in() as a struct verdict_place test (@fn a char *). */
+bool verdict_in_function(json_t *stack, const void *fn);
 
 /** verdict_class_is() - is @stack's class @cls? */
 bool verdict_class_is(json_t *stack, const char *cls);
@@ -91,6 +131,12 @@ static inline bool verdict_sym_is(json_t *f, const char *sym)
 static inline bool verdict_source_is(json_t *f, const char *src)
 {
 	return !strcmp(verdict_str(f, "source"), src);
+}
+
+/** verdict_object_is() - is frame @f in @object ("libc.so.6", "[vdso]", "[jit]")? */
+static inline bool verdict_object_is(json_t *f, const char *object)
+{
+	return !strcmp(verdict_str(f, "object"), object);
 }
 
 /** verdict_exact() - is frame @f's IP where the thread was ("exact": true)? */
