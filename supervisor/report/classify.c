@@ -72,7 +72,7 @@ static uint8_t row_finding(const struct sample_walks_in *in, const struct sample
 	bool ref_goes_on = in->n_ref > in->n && in->ref_plaus &&
 			   in->ref_plaus[in->n] == PLAUSIBLE_YES && ref_counts(in, in->n);
 
-	if (d != in->n || v->covered != in->n || !ref_goes_on ||
+	if (d != in->n || v->covered != in->n || !ref_goes_on || in->past_copy ||
 	    (in->stop_source != EMU_SRC_SFRAME && in->stop_source != EMU_SRC_JIT))
 		return 0;
 	switch (in->stop) {
@@ -147,9 +147,14 @@ void classify_sample(const struct sample_walks_in *in, struct sample_verdict *v)
 	*v = (struct sample_verdict){
 		.covered = covered_prefix(in->ours, in->n),
 		.jit_frame = in->jit_frame < in->n ? in->jit_frame : SAMPLE_NO_JIT_FRAME,
+		.past_copy = in->past_copy,
 	};
 	v->has_step = v->covered >= 2;
-	k = first_bad(in->plaus, 1, v->covered);
+	/* frames read past the stack copy are not judged */
+	k = first_bad(in->plaus, 1, in->past_copy && in->past_copy < v->covered ? in->past_copy :
+			v->covered);
+	if (k == in->past_copy)
+		k = v->covered;
 	d = in->have_ref ? first_difference(in->ours, in->n, in->ref, in->n_ref) : 0;
 	v->first_difference = d;
 	if (k < v->covered) {
@@ -209,7 +214,7 @@ void classify_side(struct sample_verdict *v, const struct sample_walks_in *in,
 		v->side = SIDE_NEITHER;
 }
 
-enum sample_outcome classify_outcome(const struct sample_verdict *v)
+static enum sample_outcome outcome_of_class(const struct sample_verdict *v)
 {
 	switch (v->cls) {
 	case SC_OURS_WRONG:
@@ -228,6 +233,22 @@ enum sample_outcome classify_outcome(const struct sample_verdict *v)
 	}
 }
 
+/*
+ * A covered prefix with frames read past the stack copy is not judged
+ * (OUTCOME_PAST_COPY), unless it went wrong before them.
+ */
+enum sample_outcome classify_outcome(const struct sample_verdict *v)
+{
+	enum sample_outcome o = outcome_of_class(v);
+	unsigned int at = v->cls == SC_DIVERGED ? v->first_difference : v->wrong_frame;
+
+	if (!v->past_copy || v->past_copy >= v->covered)
+		return o;
+	if ((o == OUTCOME_OURS_WRONG || o == OUTCOME_BOTH_WRONG) && at < v->past_copy)
+		return o;
+	return OUTCOME_PAST_COPY;
+}
+
 bool classify_libunwind_wrong(const struct sample_verdict *v)
 {
 	return v->cls == SC_LIBUNWIND_FAILED || v->cls == SC_BOTH_WRONG ||
@@ -236,6 +257,8 @@ bool classify_libunwind_wrong(const struct sample_verdict *v)
 
 bool classify_check_failed(const struct sample_verdict *v)
 {
+	if (classify_outcome(v) == OUTCOME_PAST_COPY)
+		return false;
 	if (v->cls == SC_OURS_WRONG || v->cls == SC_BOTH_WRONG)
 		return true;
 	return v->cls == SC_DIVERGED && v->side != SIDE_US && v->side != SIDE_BLIND;
@@ -259,6 +282,7 @@ const char *classify_outcome_name(enum sample_outcome o)
 		[OUTCOME_OURS_WRONG] = "ours-wrong",
 		[OUTCOME_BOTH_WRONG] = "both-wrong",
 		[OUTCOME_UNVERIFIABLE] = "unverifiable",
+		[OUTCOME_PAST_COPY] = "past-copy",
 	};
 
 	return o < OUTCOME_COUNT ? names[o] : "?";

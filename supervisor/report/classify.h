@@ -83,6 +83,8 @@ enum sample_outcome {
 	OUTCOME_OURS_WRONG,
 	OUTCOME_BOTH_WRONG,
 	OUTCOME_UNVERIFIABLE,	/* not cross-checked, or no witness could decide */
+	OUTCOME_PAST_COPY,	/* frames of the covered prefix were read past the stack copy,
+				 * after the thread ran on: not judged */
 	OUTCOME_COUNT
 };
 
@@ -108,6 +110,9 @@ enum sample_outcome {
  *	known); a guessed frame counts only where it is plausible
  * @ref_err: libunwind's result (0: it reached the end; < 0: it failed at
  *	frame @n_ref); @have_ref: libunwind ran at all
+ * @past_copy: our first frame whose step read the stack past the copy taken
+ *	at the sample (read after the thread ran on: maybe torn), 0 when none;
+ *	it and the frames after it are not judged (their plausibility unknown)
  */
 struct sample_walks_in {
 	const struct emu_frame *ours;
@@ -122,6 +127,7 @@ struct sample_walks_in {
 	unsigned int n_ref;
 	int ref_err;
 	bool have_ref;
+	unsigned int past_copy;
 };
 
 /**
@@ -137,6 +143,7 @@ struct sample_walks_in {
  * @wrong_frame, @why: the frame a verdict of a wrong walk is about, and why
  *	(enum plausible, or WHY_RA_ZERO_NOT_OUTERMOST); @why 0 for none
  * @side: elfutils' (SC_DIVERGED only)
+ * @past_copy: @in's (0: none)
  * @plausible_there: SC_BLIND: our frame at the first difference is
  *	plausible, which decides for us
  */
@@ -150,6 +157,7 @@ struct sample_verdict {
 	unsigned int wrong_frame;
 	uint8_t why;
 	enum elfutils_side side;
+	unsigned int past_copy;
 	bool plausible_there;
 };
 
@@ -193,7 +201,7 @@ bool classify_disagrees(const struct sample_verdict *v);
 /** classify_class_name() - "match", "ended", "astray", "diverged", ... */
 const char *classify_class_name(enum sample_class c);
 
-/** classify_outcome_name() - "verified", "ours-wrong", "both-wrong", "unverifiable". */
+/** classify_outcome_name() - "verified", "ours-wrong", "both-wrong", "unverifiable", "past-copy". */
 const char *classify_outcome_name(enum sample_outcome o);
 
 /** classify_side_name() - "", "codectl-run", "libunwind", "neither", "blind". */

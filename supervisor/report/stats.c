@@ -150,6 +150,8 @@ static json_t *frames_json(const struct sample_walks *w, const struct stats_name
 		f = frame_json(names, ours[i].ip, i > 0 && !exact, ours[i].flags, w->in.plaus, i);
 		if (f)
 			json_object_set_new(f, "source", json_string(emu_source_name(ours[i].source)));
+		if (f && w->in.past_copy && i >= w->in.past_copy)
+			json_object_set_new(f, "past_copy", json_true());
 		json_array_append_new(a, f);
 	}
 	return a;
@@ -191,6 +193,8 @@ static json_t *sample_json(const struct sample_walks *w, const struct stats_name
 	json_object_set_new(o, "covered", json_integer(w->v.covered));
 	json_object_set_new(o, "agrees", json_boolean(w->v.agrees));
 	json_object_set_new(o, "outcome", json_string(classify_outcome_name(classify_outcome(&w->v))));
+	if (w->in.past_copy)
+		json_object_set_new(o, "past_copy_from", json_integer(w->in.past_copy));
 	if (w->v.why) {
 		json_object_set_new(o, "wrong_frame", json_integer(w->v.wrong_frame));
 		json_object_set_new(o, "why", json_string(classify_why_name(w->v.why)));
@@ -214,6 +218,8 @@ static json_t *sample_json(const struct sample_walks *w, const struct stats_name
 		json_object_set_new(o, "truth", truth_json(w));
 	if (w->strict_changed)
 		json_object_set_new(o, "strict_ra_changed", json_true());
+	if (w->read_past_copy)
+		json_object_set_new(o, "read_past_copy", json_true());
 	if (w->programs_own)
 		json_object_set_new(o, "programs_own_sigprof", json_true());
 	return o;

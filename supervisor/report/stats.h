@@ -32,6 +32,9 @@
  *	phrase, owned by the caller)
  * @strict_changed: the kernel's lookup of callers at RA (--strict) and the
  *	lookup at RA - 1 give different stacks
+ * @read_past_copy: a walk (ours or a reference's) read the stack past the
+ *	copy taken at the sample: what it found there may be of a later moment,
+ *	and may have decided where a walk ended
  * @truth, @n_truth, @truth_depth: the program's own chain of return
  *	addresses, innermost first, and its depth (0: the program keeps none;
  *	include/codectl_truth.h)
@@ -51,6 +54,7 @@ struct sample_walks {
 	const char *reason;
 	bool strict_changed;
 	bool programs_own;
+	bool read_past_copy;
 	uint64_t waited_ns;
 	uint64_t freeze_ns;
 	const uint64_t *truth;

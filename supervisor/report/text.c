@@ -135,9 +135,13 @@ static void print_verdicts(const struct report *r, const struct sample_stats *st
 	size_t i;
 
 	fprintf(r->log->f, "  verdict: %lu verified correct in their covered part; wrong: ours %lu, "
-			"libunwind's %lu, both %lu; unverifiable %lu\n",
+			"libunwind's %lu, both %lu; unverifiable %lu",
 		st->outcome[OUTCOME_VERIFIED], st->outcome[OUTCOME_OURS_WRONG], st->libunwind_wrong,
 		st->outcome[OUTCOME_BOTH_WRONG], st->outcome[OUTCOME_UNVERIFIABLE]);
+	if (st->outcome[OUTCOME_PAST_COPY])
+		fprintf(r->log->f, "; past the stack copy %lu (not judged)",
+			st->outcome[OUTCOME_PAST_COPY]);
+	fputc('\n', r->log->f);
 	fprintf(r->log->f, "  ");
 	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++, sep = ", ")
 		fprintf(r->log->f, "%s%s %lu", sep, classify_class_name(always[i]),
@@ -183,7 +187,8 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 	if (st->stack_past_copy)
 		fprintf(r->log->f, "  %lu walks read the stack above its copy (--stack-size %zu), live "
 				"after the thread ran on: their outer frames may be of a later "
-				"moment\n", st->stack_past_copy, r->opts->stack_bytes);
+				"moment and are not judged (past-copy); a larger --stack-size "
+				"reaches them\n", st->stack_past_copy, r->opts->stack_bytes);
 	if (a >= 0)
 		fprintf(r->log->f, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
 				"agree with libunwind over their SFrame-covered frames)\n",

@@ -16,6 +16,7 @@ void sample_mem_init(struct sample_mem *m, const struct sample *smp, struct code
 	m->remote_reads = 0;
 	m->remote_faults = 0;
 	m->past_copy = false;
+	m->copy_only = false;
 }
 
 /*
@@ -101,8 +102,11 @@ int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
 		memcpy(buf, s->stack + (addr - s->stack_start), len);
 		return 0;
 	}
-	if (addr >= s->stack_start + s->stack_len && addr < s->stack_map_end)
+	if (end > s->stack_start + s->stack_len && addr < s->stack_map_end) {
 		m->past_copy = true;
+		if (m->copy_only)
+			return -EFAULT;
+	}
 	return read_remote(m, addr, buf, len);
 }
 

@@ -312,6 +312,53 @@ static bool ra_lookup_changes(const struct walk_env *env, const struct emu_acces
 	       !same_frames(env->buf->ours, env->buf->ours_alt, alt.nframes);
 }
 
+/*
+ * Our first frame whose step read the stack past the copy (from the process,
+ * after the thread ran on: maybe another frame's by then), 0 when none: where
+ * the same walk on the copy alone parts from ours.
+ */
+static unsigned int past_copy_from(const struct walk_env *env, const struct emu_accessor *acc,
+				   const struct emu_regs *regs, const struct emu_unwind_opts *uopts,
+				   const struct emu_unwind_result *res)
+{
+	struct walk_buffers *b = env->buf;
+	struct emu_unwind_result alt;
+	unsigned int i;
+	int err;
+
+	if (!b->mem.past_copy)
+		return 0;
+	b->mem.copy_only = true;
+	err = emu_unwind(env->registry, acc, regs, uopts, b->ours_alt, &alt);
+	b->mem.copy_only = false;
+	if (err)
+		return 0;
+	for (i = 0; i < alt.nframes && i < res->nframes; i++)
+		if (b->ours_alt[i].ip != b->ours[i].ip || b->ours_alt[i].source != b->ours[i].source)
+			break;
+	return i < res->nframes ? i : 0;
+}
+
+/*
+ * Frames read past the copy are not judged: ours from @w->in.past_copy on,
+ * and libunwind's from there when it has our frames up to it (it read the
+ * same stack).
+ */
+static void unjudge_past_copy(struct walk_buffers *b, struct sample_walks *w)
+{
+	unsigned int k = w->in.past_copy, i;
+
+	if (!k)
+		return;
+	for (i = k; w->in.plaus && i < w->in.n; i++)
+		b->bytes[WALK_OURS_PLAUS][i] = PLAUSIBLE_UNKNOWN;
+	for (i = 0; i < k && i < w->in.n_ref; i++)
+		if (w->in.ref[i] != w->in.ours[i].ip)
+			return;
+	for (i = k; w->in.ref_plaus && i < w->in.n_ref; i++)
+		b->bytes[WALK_REF_PLAUS][i] = PLAUSIBLE_UNKNOWN;
+}
+
 /* What every oracle is given of @smp. */
 static struct oracle_input oracle_input(const struct walk_env *env, const struct sample *smp,
 					const struct emu_accessor *acc)
@@ -419,6 +466,7 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	}
 	env->stats->ours_ns += clock_now_ns() - t0;
 	env->stats->stack_past_copy += b->mem.past_copy;
+	w.in.past_copy = past_copy_from(env, &acc, &regs, &uopts, &res);
 	w.in.ours = b->ours;
 	w.in.n = res.nframes;
 	w.in.stop = res.stop;
@@ -429,9 +477,11 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	find_jit_frames(env, &w);
 	walk_references(env, &in, &w);
 	judge_walks(env, smp, &acc, &w);
+	unjudge_past_copy(b, &w);
 	classify_sample(&w.in, &w.v);
 	if (classify_needs_third_opinion(&w.v))
 		third_opinion(env, &in, &w);
+	w.read_past_copy = b->mem.past_copy;
 	w.programs_own = smp->programs_own;
 	w.truth = smp->truth;
 	w.n_truth = smp->n_truth;

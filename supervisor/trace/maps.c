@@ -56,6 +56,29 @@ bool maps_old_for_samples(const struct proc *p)
 	return maps_old(p) || p->as->maps_hinted;
 }
 
+/* Where the vDSO is mapped in @m, 0 when it is not. */
+static uint64_t vdso_start(const struct emu_mappings *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->vma[i].prot & EMU_VMA_VDSO)
+			return m->vma[i].start;
+	return 0;
+}
+
+/*
+ * Mappings of another program: the vDSO moved, which only an execve does
+ * (it is placed anew for each program). Read after the kernel ran the exec
+ * but before its event was handled (a sample walked, a call answered in
+ * between), they must not make the old program's registrations stale: the
+ * exec drops those, and the old program's samples keep its mappings.
+ */
+static bool another_program(const struct addr_space *as, const struct emu_mappings *fresh)
+{
+	uint64_t was = as->maps_valid ? vdso_start(&as->maps) : 0, now = vdso_start(fresh);
+
+	return was && now && was != now;
+}
+
 int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 {
 	struct stale_ctx c = { t, p };
@@ -63,6 +86,8 @@ int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 	uint64_t before = maps_digest(&p->as->maps);
 	int err = procfs_maps_read(tid, &fresh);
 
+	if (!err && another_program(p->as, &fresh))
+		err = -ESTALE;
 	if (err) {	/* the last mappings read stay: an exiting process has none */
 		emu_mappings_free(&fresh);
 		return err;

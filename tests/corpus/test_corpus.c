@@ -489,7 +489,9 @@ static void check_counts(struct vrun *v)
 	expect_eq(v, json_array_size(json_object_get(v->root, "stacks")), count(v, "total"),
 		  "the number of stacks");
 	expect_eq(v, count(v, "unchecked"), 0, "samples.unchecked");
-	expect_eq(v, count(v, "verified"), count(v, "total") - v->ra_wrong, "samples.verified");
+	/* a walk that read the stack past its copy is not judged (past-copy) */
+	expect_eq(v, count(v, "verified"), count(v, "total") - v->ra_wrong - count(v, "past_copy"),
+		  "samples.verified");
 	expect_eq(v, jint(wrong, "ours") + jint(wrong, "both"), v->ra_wrong,
 		  "samples.wrong (ours, both)");
 	expect_eq(v, count(v, "sframe_shorter"), count(v, "ended") + count(v, "astray"),
@@ -603,7 +605,8 @@ static void check_side(struct vrun *v, const struct sample *s)
  * (a callee that is not instrumented, such as the hooks themselves or libc,
  * a function in its prologue or epilogue), which only come above the
  * innermost entry and above the frame a signal interrupted (its IP is exact,
- * not a return address: not compared).
+ * not a return address: not compared). Frames read past the stack copy are
+ * of a later moment than the truth taken at the stop: not compared.
  */
 static void check_truth(struct vrun *v, const struct sample *s)
 {
@@ -613,6 +616,8 @@ static void check_truth(struct vrun *v, const struct sample *s)
 	const char *ip, *want;
 
 	for (size_t i = 1; i < s->covered && j < nt; i++) {
+		if (json_is_true(json_object_get(json_array_get(s->frames, i), "past_copy")))
+			break;	/* read after the thread ran on: not the sample's */
 		ip = col(s->frames, i, "ip");
 		want = json_string_value(json_array_get(ras, j));
 		if (!strcmp(col(s->frames, i, "source"), "signal")) {
@@ -724,6 +729,10 @@ static void check_end_class(struct vrun *v, const struct sample *s, const struct
 		check_disagreement(v, s);
 		return;
 	}
+	/* a walk that read the stack past its copy may have ended on a later moment's bytes */
+	if (json_is_true(json_object_get(s->j, "read_past_copy")) &&
+	    class_in(s->cls, "match|" FALLBACK))
+		return;
 	if (!class_in(s->cls, e->cls)) {
 		fail(v, s, "class %s, expected %s for SFrame coverage ending in %s", s->cls,
 		     e->cls, e->fn);

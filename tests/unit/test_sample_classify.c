@@ -562,3 +562,43 @@ Test(sample_classify, elfutils_guessing_sides_with_nobody_and_fails_nothing)
 	cr_assert_eq(v.side, SIDE_LIBUNWIND);
 	cr_assert(classify_check_failed(&v));
 }
+
+/*
+ * Frame 2 read past the stack copy (a torn stack: both walks read a later
+ * call's return address there): not judged, neither wrong nor verified.
+ */
+Test(sample_classify, frames_read_past_the_copy_are_not_judged)
+{
+	const uint64_t ref[] = { 0x100, 0x200, 0x300, 0x400, 0x500 };
+	const uint8_t plaus[] = { Y, Y, CTM, Y, Y };
+	struct sample_walks_in in = walks(covered3_fp2, 5, plaus, NO_JIT, ref, 5, plaus);
+	struct sample_verdict v;
+
+	in.past_copy = 2;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_MATCH);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_PAST_COPY);
+	cr_assert_not(classify_check_failed(&v));
+	cr_assert_str_eq(classify_outcome_name(classify_outcome(&v)), "past-copy");
+	in.past_copy = 3;	/* past the covered prefix: it is judged, and wrong */
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_BOTH_WRONG);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_BOTH_WRONG);
+	cr_assert(classify_check_failed(&v));
+}
+
+/* A frame wrong before the first one read past the copy stays wrong. */
+Test(sample_classify, a_wrong_frame_before_the_copy_ends_stays_wrong)
+{
+	const uint64_t ref[] = { 0x100, 0x222, 0x300, 0x400 };
+	const uint8_t plaus[] = { Y, NAC, Y, Y, Y }, ref_plaus[] = { Y, Y, Y, Y };
+	struct sample_walks_in in = walks(covered3_fp2, 5, plaus, NO_JIT, ref, 4, ref_plaus);
+	struct sample_verdict v;
+
+	in.past_copy = 2;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_OURS_WRONG);
+	cr_assert_eq(v.wrong_frame, 1);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_OURS_WRONG);
+	cr_assert(classify_check_failed(&v));
+}

@@ -10,7 +10,7 @@
  * RSP + 16, then + 24), so a walk from the stub reads its return address one
  * word too high: the zero, where the walk ends. ld 2.44 (Debian 13) and 2.47
  * (sid) give every .plt.sec stub CFA = RSP + 8. call_loop calls abs, a
- * four-instruction libc function, in batches of 1000 until 0.4 s of CPU
+ * four-instruction libc function, in batches of 1000 until 1 s of CPU
  * time are spent. ld does not order the stubs by first use: of this
  * program's imports (abs, clock_gettime, printf) abs comes first with ld
  * 2.40, 2.44 and 2.47 (getpagesize, say, would not); the test checks it
@@ -42,6 +42,6 @@ __attribute__((noipa)) static unsigned long spin_plt(long long ns)
 
 int main(void)
 {
-	printf("ibt_plt: %s\n", spin_plt(400000000LL) ? "done" : "no calls");
+	printf("ibt_plt: %s\n", spin_plt(1000000000LL) ? "done" : "no calls");
 	return 0;
 }
