@@ -482,7 +482,7 @@ endef
 
 .PHONY: check
 check: $(CONFIG)
-	$(MAKE) all check-arch test
+	$(MAKE) all check-arch test bench-smoke
 	$(MAKE) SAN=asan all test
 	$(MAKE) fuzz-smoke
 
@@ -586,6 +586,17 @@ $(O)/bench/startup: bench/startup.c $(STARTUP_PROG) $(CODECTL_RUN) $(AUDIT_SO)
 		-DAUDIT_SO='"$(abspath $(AUDIT_SO))"' -DSTARTUP_PROG='"$(abspath $(STARTUP_PROG))"' \
 		$(ALL_CFLAGS) $(CPPFLAGS) $< -o $@ $(ALL_LDFLAGS)
 
+# Every benchmark once in a quick mode (a few seconds each), so none can rot.
+.PHONY: bench-smoke
+bench-smoke: $(BENCH_BINS)
+	$(call run_test,$(O)/bench/unwind --quick)
+	$(call run_test,$(O)/bench/syscall --quick)
+	$(call run_test,$(O)/bench/startup --runs 2)
+	$(call run_test,$(O)/bench/sample --quick)
+	$(call run_test,$(O)/bench/crowd --quick)
+	$(call run_test,$(O)/bench/jit --quick)
+	$(call run_test,$(O)/bench/verify -t 0.05)
+
 .PHONY: bench
 bench: $(BENCH_BINS)
 	$(O)/bench/unwind
@@ -683,6 +694,7 @@ help:
 	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
 	@echo '  fuzz-smoke   run each for 25 s'
 	@echo '  bench        run the benchmarks'
+	@echo '  bench-smoke  every benchmark once in its quick mode (part of make check)'
 	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, sframe-verify, the loader module, headers,'
 	@echo '               man pages, pkg-config file'
 	@echo '  uninstall    remove what install wrote'

@@ -7,10 +7,8 @@
  * 3 interleaved runs, under codectl-run without sampling and with
  * --clock wall --freq 100 (every thread asked for 100 samples a second),
  * at N = 10, 100 and 1000; the ratio is the slowdown sampling adds.
- * Usage: crowd [--runs N]   (default 3)
+ * Usage: crowd [--runs N]   (default 3); crowd --quick: N = 10 and 100, one run
  */
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "child.h"
 
 static double now_s(void)
 {
@@ -31,16 +29,12 @@ static double now_s(void)
 /* One run of @argv, its output dropped; its wall time in seconds, or -1 if it failed. */
 static double one_run(char *const argv[])
 {
-	posix_spawn_file_actions_t fa;
 	double t0 = now_s();
-	pid_t pid;
-	int status, err;
+	pid_t pid = bench_spawn(argv, NULL, true);
+	int status;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (err || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
 		return -1;
 	return now_s() - t0;
 }
@@ -55,16 +49,18 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	static const char *const counts[] = { "10", "100", "1000" };
-	int runs = argc > 2 && !strcmp(argv[1], "--runs") ? atoi(argv[2]) : 3;
+	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+	int runs = argc > 2 && !strcmp(argv[1], "--runs") ? atoi(argv[2]) : quick ? 1 : 3;
+	size_t ncounts = sizeof(counts) / sizeof(counts[0]) - quick;
 	double t[2][16];
 
 	if (runs < 1 || runs > 16) {
-		fprintf(stderr, "usage: crowd [--runs N]   (N <= 16)\n");
+		fprintf(stderr, "usage: crowd [--runs N | --quick]   (N <= 16)\n");
 		return 2;
 	}
 	printf("bench/crowd: N threads registering 20 times each, 20 ms apart (median of %d)\n",
 	       runs);
-	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+	for (size_t c = 0; c < ncounts; c++) {
 		char *n = (char *)counts[c];
 		char *const plain[] = { CODECTL_RUN, "-q", "--freq", "0", "--", E2E_PROG, "threads",
 					n, "20", "20000", NULL };

@@ -34,6 +34,7 @@
 #include "supervisor/core/procfs.h"
 #include "supervisor/trace/remote_mem.h"
 #include "tests/lib/self_sframe.h"
+#include "child.h"
 
 #define NSAMPLES 200
 #define MAX_FRAMES 128
@@ -155,7 +156,7 @@ static int capture_all(struct bench *b)
 {
 	int status;
 
-	b->child = fork();
+	b->child = bench_fork();
 	if (b->child == 0) {
 		for (;;)
 			work(1000000);
@@ -201,7 +202,8 @@ static double time_ours(struct bench *b, unsigned long *frames)
 }
 
 /* libunwind, the oracle codectl-run cross-checks with, on the same samples. */
-static double time_libunwind(struct bench *b, void *ref, unsigned int reps, unsigned long *frames)
+static double time_libunwind(struct bench *b, struct oracles *ref, unsigned int reps,
+			     unsigned long *frames)
 {
 	static struct sample_mem mem;
 	uint64_t ips[MAX_FRAMES];
@@ -212,12 +214,13 @@ static double time_libunwind(struct bench *b, void *ref, unsigned int reps, unsi
 		for (int i = 0; i < NSAMPLES; i++) {
 			const struct sample *s = &b->samples[i].smp;
 			struct emu_accessor acc;
-			struct oracle_input in = { .tid = s->tid, .regs = s->dwarf, .mem = &acc };
+			struct oracle_input in = { .tid = s->tid, .regs = s->dwarf, .mem = &acc,
+						   .registry = b->registry };
 			struct oracle_walk w = { .ips = ips, .max = MAX_FRAMES };
 
 			sample_mem_init(&mem, s, b->code, &b->maps);
 			acc = sample_mem_accessor(&mem);
-			oracle_libunwind.walk(ref, &in, &w);
+			oracles_walk(ref, ORACLE_LIBUNWIND, &in, &w);
 			*frames += w.n;
 		}
 	}
@@ -279,13 +282,13 @@ static int time_plausible(struct bench *b, double *cold, double *warm)
 
 static int part_identical(struct bench *b)
 {
-	void *ref = NULL;
+	struct oracles *ref = NULL;
 	unsigned long fo, fl;
 	double ours, lu, pl_cold = 0, pl_warm = 0;
 
 	if (capture_all(b) || !(b->code = code_cache_new(b->child)) ||
 	    procfs_maps_read(b->child, &b->maps) || register_exe(b) ||
-	    oracle_libunwind.open(&ref, b->child, NULL)) {
+	    !(ref = oracles_new(b->child, true)) || !oracles_ready(ref, ORACLE_LIBUNWIND)) {
 		fprintf(stderr, "bench/sample: cannot capture samples: %s\n", strerror(errno));
 		return -1;
 	}
@@ -304,7 +307,7 @@ static int part_identical(struct bench *b)
 	printf("   ratio libunwind/ours %.1f (target >= 20)\n", lu / ours);
 	printf("   plausibility of our frames: %.0f ns/sample with a new oracle, %.0f ns/sample "
 	       "with its cache warm (%.2f x our unwind)\n", pl_cold, pl_warm, pl_warm / ours);
-	oracle_libunwind.close(ref);
+	oracles_free(ref);
 	kill(b->child, SIGKILL);
 	waitpid(b->child, NULL, __WALL);
 	code_cache_free(b->code);
@@ -328,7 +331,7 @@ static int run_timed(char *const argv[], const char *json_path, json_t **json, s
 
 	if (err_fd < 0)
 		return -1;
-	pid = fork();
+	pid = bench_fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 

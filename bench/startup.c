@@ -10,13 +10,14 @@
  *   (m) codectl-run (supervisor and module: 24 objects registered).
  * Usage: startup [--runs N]   (default 40)
  */
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "child.h"
 
 enum { NATIVE, AUDIT_ONLY, RUN_NO_MODULE, RUN_MODULE, NVARIANTS };
 
@@ -37,11 +38,11 @@ static double now_ns(void)
 static double one_start(char *const argv[], char *const envp[])
 {
 	double t0 = now_ns();
-	pid_t pid;
+	pid_t pid = bench_spawn(argv, envp, false);
 	int status;
 
-	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, envp) ||
-	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
 		return -1;
 	return now_ns() - t0;
 }

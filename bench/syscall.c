@@ -27,6 +27,7 @@
 
 #include "supervisor/calls/notify.h"
 #include "tests/lib/sframe_samples.h"
+#include "child.h"
 
 struct pair_times {
 	double reg;	/* median ns of the registration */
@@ -148,7 +149,7 @@ static int in_child(int n, struct pair_times *t, int (*body)(int n, struct pair_
 
 	if (pipe(p))
 		return -1;
-	pid = fork();
+	pid = bench_fork();
 	if (pid == 0) {
 		close(p[0]);
 		_exit(body(n, t, arg) || write(p[1], t, sizeof(*t)) != sizeof(*t));
@@ -179,7 +180,7 @@ static int noop_body(int n, struct pair_times *t, void *arg)
 	fd = notify_filter_load(&a->f, &killable);
 	if (fd < 0)
 		return 1;
-	responder = fork();
+	responder = bench_fork();
 	if (responder == 0) {
 		noop_responder(fd, a->sync);
 		_exit(0);
