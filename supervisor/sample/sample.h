@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "emu/unwind.h"
+
 /* Bytes below SP copied too: the x86-64 red zone. */
 #define SAMPLE_RED_ZONE 128
 
@@ -19,6 +21,28 @@
 
 /* Return addresses of a program's own chain (codectl_truth.h) kept per sample, innermost. */
 #define SAMPLE_TRUTH_MAX 128
+
+/**
+ * struct sample_ours - our walk of a sample (walk_ours())
+ * @frames: @res.nframes frames (an array of the sampler's --max-frames, owned
+ *	by whoever owns the sample)
+ * @res: how the walk went (its stop, the rule of a failed step; the
+ *	registrations a kernel profile's lookups removed were removed already)
+ * @done: the walk was made (false: the sample is dropped)
+ * @past_copy: our first frame whose step read the stack past the copy, 0 none
+ * @read_past_copy: our walk read the stack past the copy
+ * @strict_changed: the other caller lookup (RA vs RA - 1) gives another stack
+ * @ns: what the walk cost, ns
+ */
+struct sample_ours {
+	struct emu_frame *frames;
+	struct emu_unwind_result res;
+	bool done;
+	unsigned int past_copy;
+	bool read_past_copy;
+	bool strict_changed;
+	uint64_t ns;
+};
 
 /**
  * struct sample - what the stop captured
@@ -38,6 +62,9 @@
  * @truth_depth: the thread's depth in the program's own chain (truth.h),
  *	0 when it keeps none; @truth, @n_truth: its innermost return addresses,
  *	innermost first
+ * @ours: our walk, made as soon as the sample was taken (walk_ours()),
+ *	against the registrations of that moment; the references, the verdict
+ *	and the statistics come later (walk_rest())
  */
 struct sample {
 	pid_t tid;
@@ -56,6 +83,7 @@ struct sample {
 	uint32_t truth_depth;
 	uint32_t n_truth;
 	uint64_t truth[SAMPLE_TRUTH_MAX];
+	struct sample_ours ours;
 };
 
 /** sample_set_dwarf_regs() - fill @s->dwarf from @s->regs. */

@@ -25,7 +25,9 @@ static int alloc_queue(struct sampler *sm)
 
 	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++) {
 		sm->queue[i].stack = malloc(bytes);
-		if (!sm->queue[i].stack)
+		sm->queue[i].ours.frames = calloc(sm->opts->max_frames,
+						  sizeof(*sm->queue[i].ours.frames));
+		if (!sm->queue[i].stack || !sm->queue[i].ours.frames)
 			return -ENOMEM;
 		/* fault the pages in now, not during a thread's freeze */
 		memset(sm->queue[i].stack, 0, bytes);
@@ -82,8 +84,10 @@ void sampler_free(struct sampler *sm)
 	trigger_free(&sm->trig);
 	stats_free(&sm->stats);
 	source_lines_free(&sm->lines);
-	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++)
+	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++) {
 		free(sm->queue[i].stack);
+		free(sm->queue[i].ours.frames);
+	}
 	walk_buffers_free(&sm->buf);
 	free(sm);
 }
@@ -160,43 +164,6 @@ static bool capture(struct sampler *sm, struct thread *th, struct sample *smp)
 	return true;
 }
 
-void sampler_on_sigprof(struct sampler *sm, struct thread *th)
-{
-	struct thread_sampling *ts = th->slot[sm->thread_key];
-	uint64_t t0 = clock_now_ns();
-	struct sample *smp;
-	siginfo_t si;
-	bool ours, ok = false;
-
-	if (ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si)) {
-		stats_drop(&sm->stats);	/* gone between the signal and the stop */
-		return;
-	}
-	ours = ts && trigger_is_ours(&sm->trig, ts, &si);
-	if (sm->nqueued == SAMPLER_QUEUE) {
-		/* never make the thread wait for us */
-		ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
-		sm->stats.dropped_busy++;
-		if (ours)
-			trigger_waited_ns(&sm->trig, ts, t0);	/* keep its bookkeeping */
-		return;
-	}
-	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
-	smp->tgid = 0;
-	smp->taken_ns = t0;
-	if (th->proc && th->proc->as)
-		ok = capture(sm, th, smp);
-	smp->programs_own = !ours;
-	ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
-	smp->freeze_ns = clock_now_ns() - t0;
-	sample_set_dwarf_regs(smp);
-	/* after resuming: the count moved by at most the freeze */
-	smp->waited_ns = ours ? trigger_waited_ns(&sm->trig, ts, t0) : 0;
-	if (ok)
-		sm->nqueued++;
-	else if (ours)
-		stats_drop(&sm->stats);
-}
 
 /* Say once per process why its perf map was refused or read in part. */
 static void note_perf_map(struct sampler *sm, struct oracles *o)
@@ -248,17 +215,16 @@ static void remove_broken(void *arg, const struct emu_removal *rm)
 }
 
 /*
- * Walk @smp, of a process that may have gone since: dropped then. Mappings
- * change without a codectl call (mmap, munmap): old ones are re-read first,
- * which may drop stale registrations.
+ * What @p's samples are walked with; false when @p has gone (or its state
+ * cannot be made). Mappings change without a codectl call (mmap, munmap):
+ * old ones are re-read first, which may drop stale registrations.
  */
-static void walk(struct sampler *sm, const struct sample *smp)
+static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm,
+		   struct walk_env *env)
 {
-	struct proc *p = tracees_proc(&sm->trace->tree, smp->tgid);
 	struct oracles *o = p && p->as ? p->slot[sm->proc_key] : NULL;
-	struct fresh_maps_ctx fm = { sm, p };
-	struct walk_env env;
 
+	*fm = (struct fresh_maps_ctx){ sm, p };
 	if (p && p->as && !o)
 		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
 	if (o && !p->slot[sm->code_key])
@@ -267,32 +233,96 @@ static void walk(struct sampler *sm, const struct sample *smp)
 		p->slot[sm->truth_key] = truth_table_new();	/* NULL: no truth */
 	if (o)
 		truth_table_find(p->slot[sm->truth_key], &o->sym);
-	if (!o) {
-		stats_drop(&sm->stats);
-		return;
-	}
+	if (!o)
+		return false;
 	if (maps_old_for_samples(p))
 		maps_refresh(sm->trace, p, p->tgid);
-	env = (struct walk_env){
+	*env = (struct walk_env){
 		.registry = p->as->registry,
 		.maps = p->as->maps_valid ? &p->as->maps : NULL,
 		.as = p->as,
 		.fresh_maps = fresh_maps,
-		.fresh_maps_ctx = &fm,
+		.fresh_maps_ctx = fm,
 		.oracles = o,
 		.code = p->slot[sm->code_key],
 		.uopts = { .arch = EMU_ARCH_X86_64, .max_frames = sm->opts->max_frames,
 			   .profile = sm->opts->kernel, .lookup_ra = sm->opts->strict,
 			   .signal_frames = !sm->opts->strict },
 		.removed = remove_broken,
-		.removed_ctx = &fm,
+		.removed_ctx = fm,
 		.crosscheck = sm->opts->crosscheck,
 		.folded = sm->opts->folded_path != NULL,
 		.buf = &sm->buf,
 		.stats = &sm->stats,
 	};
-	walk_sample(smp, &env);
 	note_perf_map(sm, o);
+	return true;
+}
+
+/* Our walk of @smp, just taken (of a process that may be gone: not walked then). */
+static void walk_first(struct sampler *sm, struct sample *smp)
+{
+	struct proc *p = tracees_proc(&sm->trace->tree, smp->tgid);
+	struct fresh_maps_ctx fm;
+	struct walk_env env;
+
+	smp->ours.done = false;
+	if (env_of(sm, p, &fm, &env))
+		walk_ours(smp, &env);
+}
+
+/* The rest of @smp's walks and its verdict (of a process that may be gone: dropped then). */
+static void walk(struct sampler *sm, const struct sample *smp)
+{
+	struct proc *p = tracees_proc(&sm->trace->tree, smp->tgid);
+	struct fresh_maps_ctx fm;
+	struct walk_env env;
+
+	if (!env_of(sm, p, &fm, &env)) {
+		stats_drop(&sm->stats);
+		return;
+	}
+	walk_rest(smp, &env);
+}
+
+void sampler_on_sigprof(struct sampler *sm, struct thread *th)
+{
+	struct thread_sampling *ts = th->slot[sm->thread_key];
+	uint64_t t0 = clock_now_ns();
+	struct sample *smp;
+	siginfo_t si;
+	bool ours, ok = false;
+
+	if (ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si)) {
+		stats_drop(&sm->stats);	/* gone between the signal and the stop */
+		return;
+	}
+	ours = ts && trigger_is_ours(&sm->trig, ts, &si);
+	if (sm->nqueued == SAMPLER_QUEUE) {
+		/* never make the thread wait for us */
+		ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
+		sm->stats.dropped_busy++;
+		if (ours)
+			trigger_waited_ns(&sm->trig, ts, t0);	/* keep its bookkeeping */
+		return;
+	}
+	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
+	smp->tgid = 0;
+	smp->taken_ns = t0;
+	if (th->proc && th->proc->as)
+		ok = capture(sm, th, smp);
+	smp->programs_own = !ours;
+	ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
+	smp->freeze_ns = clock_now_ns() - t0;
+	sample_set_dwarf_regs(smp);
+	/* after resuming: the count moved by at most the freeze */
+	smp->waited_ns = ours ? trigger_waited_ns(&sm->trig, ts, t0) : 0;
+	if (ok)
+		walk_first(sm, smp);
+	if (ok)
+		sm->nqueued++;
+	else if (ours)
+		stats_drop(&sm->stats);
 }
 
 void sampler_walk_one(struct sampler *sm)

@@ -441,39 +441,58 @@ static void stack_bounds(const struct walk_env *env, const struct sample *smp,
 	u->stack_hi = vma->end;
 }
 
-void walk_sample(const struct sample *smp, const struct walk_env *env)
+void walk_ours(struct sample *smp, const struct walk_env *env)
+{
+	struct walk_buffers *b = env->buf;
+	struct sample_ours *o = &smp->ours;
+	struct emu_unwind_opts uopts = env->uopts;
+	struct emu_accessor acc;
+	struct emu_regs regs;
+	uint64_t t0 = clock_now_ns();
+
+	stack_bounds(env, smp, &uopts);
+	sample_mem_init(&b->mem, smp, env->code, env->maps);
+	acc = sample_mem_accessor(&b->mem);
+	to_emu_regs(smp, &regs);
+	o->done = !emu_unwind(env->registry, &acc, &regs, &uopts, o->frames, &o->res);
+	if (!o->done)
+		return;
+	o->read_past_copy = b->mem.past_copy;
+	o->ns = clock_now_ns() - t0;
+	memcpy(b->ours, o->frames, o->res.nframes * sizeof(*o->frames));
+	o->past_copy = past_copy_from(env, &acc, &regs, &uopts, &o->res);
+	o->strict_changed = ra_lookup_changes(env, &acc, &regs, &uopts, &o->res);
+	walk_report_removals(env, &o->res);
+}
+
+void walk_rest(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
 	const struct stats_namer names = { symbol_cb, object_cb, (void *)env };
+	const struct emu_unwind_result *res = &smp->ours.res;
 	struct walk_buffers *b = env->buf;
-	struct emu_unwind_opts uopts = env->uopts;
-	struct emu_unwind_result res;
 	struct oracle_input in;
 	struct emu_accessor acc;
-	struct emu_regs regs;
-	uint64_t t0;
 
-	stack_bounds(env, smp, &uopts);
+	if (!smp->ours.done) {
+		stats_drop(env->stats);
+		return;
+	}
 	sample_mem_init(&b->mem, smp, env->code, env->maps);
 	symbols_new_sample(&env->oracles->sym);
 	acc = sample_mem_accessor(&b->mem);
 	in = oracle_input(env, smp, &acc);
-	to_emu_regs(smp, &regs);
-	t0 = clock_now_ns();
-	if (emu_unwind(env->registry, &acc, &regs, &uopts, b->ours, &res)) {
-		stats_drop(env->stats);
-		return;
-	}
-	env->stats->ours_ns += clock_now_ns() - t0;
-	env->stats->stack_past_copy += b->mem.past_copy;
-	w.in.past_copy = past_copy_from(env, &acc, &regs, &uopts, &res);
+	env->stats->ours_ns += smp->ours.ns;
+	env->stats->stack_past_copy += smp->ours.read_past_copy;
+	memcpy(b->ours, smp->ours.frames, res->nframes * sizeof(*b->ours));
+	w.in.past_copy = smp->ours.past_copy;
 	w.in.ours = b->ours;
-	w.in.n = res.nframes;
-	w.in.stop = res.stop;
-	w.in.stop_source = res.stop_source;
-	w.stop = emu_stop_reason(&res);
-	w.jit_fault = res.stop == EMU_STOP_JIT_INVALID ? res.jit_fault : EMU_JIT_OK;
-	w.strict_changed = ra_lookup_changes(env, &acc, &regs, &uopts, &res);
+	w.in.n = res->nframes;
+	w.in.stop = res->stop;
+	w.in.stop_source = res->stop_source;
+	w.stop = emu_stop_reason(res);
+	w.jit_fault = res->stop == EMU_STOP_JIT_INVALID ? res->jit_fault : EMU_JIT_OK;
+	w.strict_changed = smp->ours.strict_changed;
 	find_jit_frames(env, &w);
 	walk_references(env, &in, &w);
 	judge_walks(env, smp, &acc, &w);
@@ -481,7 +500,7 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	classify_sample(&w.in, &w.v);
 	if (classify_needs_third_opinion(&w.v))
 		third_opinion(env, &in, &w);
-	w.read_past_copy = b->mem.past_copy;
+	w.read_past_copy = smp->ours.read_past_copy || b->mem.past_copy;
 	w.programs_own = smp->programs_own;
 	w.truth = smp->truth;
 	w.n_truth = smp->n_truth;
@@ -489,7 +508,6 @@ void walk_sample(const struct sample *smp, const struct walk_env *env)
 	w.waited_ns = smp->waited_ns;
 	w.freeze_ns = smp->freeze_ns;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
-		   reason_of(env, &w, &res);
+		   reason_of(env, &w, res);
 	stats_add(env->stats, &w, object_of(env, smp->regs.rip), &names, env->folded);
-	walk_report_removals(env, &res);
 }

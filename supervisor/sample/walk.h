@@ -90,7 +90,19 @@ struct walk_env {
 	struct sample_stats *stats;
 };
 
-/** walk_sample() - walk @smp every way, compare, and count it in @env->stats. */
-void walk_sample(const struct sample *smp, const struct walk_env *env);
+/**
+ * walk_ours() - our walk of @smp into @smp->ours (its @frames given by the
+ * caller), made as soon as the sample is taken: against the registrations
+ * of that moment, which a kernel profile's lookup may change (the
+ * registrations it found broken are removed through @env->removed now)
+ */
+void walk_ours(struct sample *smp, const struct walk_env *env);
+
+/**
+ * walk_rest() - the references' walks of @smp, the verdict on them and on
+ * @smp->ours, counted in @env->stats (a sample walk_ours() could not walk is
+ * counted dropped)
+ */
+void walk_rest(const struct sample *smp, const struct walk_env *env);
 
 #endif /* SUPERVISOR_SAMPLE_WALK_H */
