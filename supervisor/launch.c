@@ -179,7 +179,8 @@ static void close_pair(int *p)
 
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
 		   const struct sigaction *sigpipe, const char *audit,
-		   const char *const *audit_env, bool require_ptrace, struct launch *out)
+		   const char *const *audit_env, bool require_ptrace,
+		   void (*before_exec)(void *ctx, pid_t pid), void *ctx, struct launch *out)
 {
 	const struct child_args a = { argv, filter, sigmask, sigpipe, audit, audit_env };
 	int go[2] = { -1, -1 }, sock[2] = { -1, -1 }, errp[2] = { -1, -1 }, err;
@@ -209,6 +210,8 @@ int launch_program(char **argv, const struct notify_filter *filter, const sigset
 	err = seize(out->pid, out);
 	if (err && require_ptrace)
 		goto out_kill;
+	if (before_exec)
+		before_exec(ctx, out->pid);
 	if (write(go[1], "g", 1) != 1) {
 		err = -errno;
 		goto out_kill;

@@ -51,11 +51,14 @@ struct launch_error {
  * @audit_env: with @audit, NULL-terminated NAME=VALUE settings for it put in
  *	PROGRAM's environment (may be NULL)
  * @require_ptrace: kill the child and fail when it cannot be seized
+ * @before_exec: called with @ctx and the child's pid once it is seized,
+ *	before it may go on to its execve (may be NULL)
  * Return: 0, or a negative errno with nothing left running.
  */
 int launch_program(char **argv, const struct notify_filter *filter, const sigset_t *sigmask,
 		   const struct sigaction *sigpipe, const char *audit,
-		   const char *const *audit_env, bool require_ptrace, struct launch *out);
+		   const char *const *audit_env, bool require_ptrace,
+		   void (*before_exec)(void *ctx, pid_t pid), void *ctx, struct launch *out);
 
 /** launch_ptrace_options() - the PTRACE_O_* set used on every tracee. */
 long launch_ptrace_options(void);

@@ -190,6 +190,8 @@ static void event_loop(struct run *r)
 				on_exec_error(r);
 			else if (r->sampler && ev[i].data.fd == r->sampler->trig.timer_fd)
 				sampler_on_timer(r->sampler);
+			else if (sampler_owns(r->sampler, ev[i].data.fd))
+				sampler_drain(r->sampler);
 		}
 		reap_some(r);
 		if (!r->reap_pending)
@@ -263,7 +265,13 @@ static void finish_sampling(struct run *r)
 	struct report rep = {
 		.stats = r->sampler ? &r->sampler->stats : NULL,
 		.opts = &r->opts,
-		.perf_events = r->sampler && r->sampler->trig.kind == TRIGGER_PERF,
+		.perf_events = r->sampler && (r->sampler->trig.kind == TRIGGER_PERF ||
+					      r->sampler->ring_on),
+		.ring = r->sampler && r->sampler->ring_on,
+		.stop = r->sampler && r->sampler->stop_mode,
+		.user_only = r->sampler && (!r->sampler->ring_on || r->sampler->ring.user_only),
+		.ring_lost = r->sampler ? r->sampler->ring.lost : 0,
+		.ring_stack = r->sampler ? r->sampler->ring.stack_bytes : 0,
 		.queue = SAMPLER_QUEUE,
 		.wall_stops = SAMPLER_WALL_STOPS_PER_SEC,
 		.registrations = { t.accepted, t.rejected, t.unregistered, t.exec_registered,
@@ -368,6 +376,15 @@ static void loader_env(struct run *r, const char **env)
 	env[n] = NULL;
 }
 
+/* The program's samples are taken from its execve on. */
+static void attach_sampler(void *ctx, pid_t pid)
+{
+	struct run *r = ctx;
+
+	if (r->sampler)
+		sampler_attach(r->sampler, pid);
+}
+
 static int start(struct run *r, const sigset_t *orig)
 {
 	struct notify_filter filter;
@@ -387,7 +404,7 @@ static int start(struct run *r, const sigset_t *orig)
 	loader_env(r, env);
 	err = launch_program(r->opts.argv, &filter, orig, &r->orig_sigpipe,
 			     r->loader_module[0] ? r->loader_module : NULL, env,
-			     r->opts.require_ptrace, &l);
+			     r->opts.require_ptrace, attach_sampler, r, &l);
 	notify_filter_free(&filter);
 	if (err) {
 		log_line(&r->log, "cannot start %s: %s%s", r->opts.argv[0], strerror(-err),
@@ -494,6 +511,11 @@ static int start_sampling(struct run *r)
 		log_line(&r->log, "cannot watch the sampling timer: %s", strerror(errno));
 		return -1;
 	}
+	for (unsigned int i = 0; sm && sm->ring_on && i < sm->ring.ncpu; i++)
+		if (sm->ring.fd[i] >= 0 && watch(r, sm->ring.fd[i])) {
+			log_line(&r->log, "cannot watch the perf buffers: %s", strerror(errno));
+			return -1;
+		}
 	return 0;
 }
 
@@ -548,6 +570,7 @@ int main(int argc, char **argv)
 	if (!setup(&r, &orig)) {
 		event_loop(&r);
 		drain_exec_error(&r);
+		sampler_drain(r.sampler);
 		sampler_flush(r.sampler);
 		if (!r.opts.quiet && !r.start_failed)
 			summary_print(r.log.f, &r.trace.tree);

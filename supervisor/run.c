@@ -22,10 +22,26 @@ static bool signal_stop(void *ctx, struct thread *th, int sig)
 {
 	struct run *r = ctx;
 
-	if (sig != SIGPROF || !r->sampler)
+	/* the ring sampler sends no signal: a SIGPROF is the program's, passed on */
+	if (sig != SIGPROF || !r->sampler || r->sampler->ring_on)
 		return false;
 	sampler_on_sigprof(r->sampler, th);
 	return true;
+}
+
+static void thread_exiting(void *ctx, struct thread *th)
+{
+	struct run *r = ctx;
+
+	if (r->sampler)
+		sampler_thread_exiting(r->sampler, th);
+}
+
+static bool interrupted(void *ctx, struct thread *th)
+{
+	struct run *r = ctx;
+
+	return r->sampler && sampler_on_interrupt(r->sampler, th);
 }
 
 /* Samples taken before the exec need the old registry. */
@@ -33,7 +49,17 @@ static void before_exec(void *ctx, struct proc *p)
 {
 	struct run *r = ctx;
 
+	sampler_drain(r->sampler);
 	sampler_flush_proc(r->sampler, p->tgid);
+}
+
+/* Samples taken before a call's answer are walked against the registrations before it. */
+static void registrations_changing(void *ctx, struct proc *p)
+{
+	struct run *r = ctx;
+
+	(void)p;
+	sampler_drain(r->sampler);
 }
 
 static void on_exec(void *ctx, struct proc *p, struct thread *th)
@@ -51,6 +77,7 @@ static void exit_event(void *ctx, struct proc *p)
 {
 	struct run *r = ctx;
 
+	sampler_drain(r->sampler);
 	sampler_flush_proc(r->sampler, p->tgid);
 }
 
@@ -77,7 +104,10 @@ struct trace_hooks run_hooks(struct run *r)
 		.ctx = r,
 		.thread_started = thread_started,
 		.signal_stop = signal_stop,
+		.interrupted = interrupted,
 		.before_exec = before_exec,
+		.thread_exiting = thread_exiting,
+		.registrations_changing = registrations_changing,
 		.exec = on_exec,
 		.exit_event = exit_event,
 		.exited = exited,

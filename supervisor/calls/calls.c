@@ -84,6 +84,8 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct entr
 	bool fresh = false;
 	int err;
 
+	if (c->trace->hooks.registrations_changing)
+		c->trace->hooks.registrations_changing(c->trace->hooks.ctx, p);
 	if (maps_old(p)) {
 		err = refresh(c, p, tid);
 		if (err)

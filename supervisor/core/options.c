@@ -30,6 +30,7 @@ enum {
 	OPT_VERSION,
 	OPT_FREQ,
 	OPT_CLOCK,
+	OPT_SAMPLER,
 	OPT_STACK_SIZE,
 	OPT_MAX_FRAMES,
 	OPT_NO_CROSSCHECK,
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "freq", required_argument, NULL, OPT_FREQ },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "sampler", required_argument, NULL, OPT_SAMPLER },
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "no-crosscheck", no_argument, NULL, OPT_NO_CROSSCHECK },
@@ -128,9 +130,15 @@ static void usage(FILE *f)
 		"Sampling (see codectl-run(1), \"SAMPLING\"):\n"
 		"  -F, --freq HZ           samples per second of each thread's CPU time (default\n"
 		"                          %u, at most %u; 0 turns sampling off)\n"
-		"      --clock cpu|wall    cpu: SIGPROF in proportion to the CPU time a thread\n"
-		"                          uses (per-thread perf events); wall: every thread on\n"
-		"                          the supervisor's timer, blocked ones too\n"
+		"      --sampler ring|stop|sigprof\n"
+		"                          ring (default): the kernel copies each thread's\n"
+		"                          registers and stack into perf buffers, no signal, no\n"
+		"                          stop; stop: each sampled thread is stopped (no signal)\n"
+		"                          and our walk made during the stop, exact at any depth;\n"
+		"                          sigprof: SIGPROF stops each thread, the stack copied\n"
+		"      --clock cpu|wall    cpu: in proportion to the CPU time a thread uses; wall:\n"
+		"                          every thread on the supervisor's timer, blocked ones\n"
+		"                          too (SIGPROF)\n"
 		"      --stack-size BYTES  stack copied per sample from SP up (default %u)\n"
 		"      --max-frames N      frames per stack at most (default %u)\n"
 		"      --no-crosscheck     do not unwind samples with libunwind too\n"
@@ -173,6 +181,22 @@ static int set_number(const char *name, const char *arg, long long max, long lon
 	if (*out >= 0)
 		return 0;
 	fprintf(stderr, "codectl-run: invalid %s '%s'\n", name, arg);
+	return OPTS_EXIT_USAGE;
+}
+
+static int parse_sampler(const char *arg, struct run_opts *o)
+{
+	static const char *const names[] = {
+		[OPTS_SAMPLER_RING] = "ring", [OPTS_SAMPLER_STOP] = "stop",
+		[OPTS_SAMPLER_SIGPROF] = "sigprof",
+	};
+
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(arg, names[i])) {
+			o->sampler = i;
+			return 0;
+		}
+	fprintf(stderr, "codectl-run: invalid --sampler '%s' (ring, stop or sigprof)\n", arg);
 	return OPTS_EXIT_USAGE;
 }
 
@@ -356,6 +380,9 @@ static int parse_sampling(int c, struct run_opts *o)
 		break;
 	case OPT_CLOCK:
 		err = parse_clock(optarg, o);
+		break;
+	case OPT_SAMPLER:
+		err = parse_sampler(optarg, o);
 		break;
 	case OPT_STACK_SIZE:
 		err = set_number("--stack-size", optarg, 64 << 20, &v);

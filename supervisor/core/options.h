@@ -32,6 +32,7 @@
  * @loader_module: load libcodectl-audit.so into dynamically linked programs
  * @registry_dump: print each process's registrations when it exits
  * @freq: samples per second and thread (--freq; 0: no sampling)
+ * @sampler: how samples are taken (--sampler; --clock wall takes SIGPROF)
  * @wall_clock: --clock wall: every thread on the supervisor's wall-clock timer
  * @stack_bytes: bytes of stack copied per sample, from SP up (--stack-size)
  * @max_frames: frames per walk at most (--max-frames)
@@ -42,6 +43,13 @@
  * @verify: check every registered SFrame section against its code (supervisor/verify)
  * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
  */
+/* How samples are taken (--sampler). */
+enum opts_sampler {
+	OPTS_SAMPLER_RING = 0,	/* the kernel's records in perf ring buffers: no signal, no stop */
+	OPTS_SAMPLER_STOP,	/* PTRACE_INTERRUPT at each record; our walk during the stop */
+	OPTS_SAMPLER_SIGPROF,	/* SIGPROF to each thread, the copy taken at its stop */
+};
+
 struct run_opts {
 	long nr;
 	enum emu_profile kernel;
@@ -62,6 +70,7 @@ struct run_opts {
 	bool loader_module;
 	bool registry_dump;
 	unsigned int freq;
+	enum opts_sampler sampler;
 	bool wall_clock;
 	size_t stack_bytes;
 	unsigned int max_frames;

@@ -31,6 +31,39 @@ static pid_t status_pid(pid_t tid, const char *field)
 	return pid;
 }
 
+bool procfs_blocks(pid_t tid, int sig)
+{
+	char path[64], line[128];
+	unsigned long long mask = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigBlk: %llx", &mask) == 1;
+	fclose(f);
+	return found && (mask >> (sig - 1) & 1);
+}
+
+void procfs_comm(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 pid_t procfs_tgid_of(pid_t tid)
 {
 	return status_pid(tid, "Tgid");

@@ -7,6 +7,7 @@
 #ifndef SUPERVISOR_CORE_PROCFS_H
 #define SUPERVISOR_CORE_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -15,6 +16,12 @@
 
 /** procfs_tgid_of() - the process thread @tid belongs to (/proc/TID/status); 0 when gone. */
 pid_t procfs_tgid_of(pid_t tid);
+
+/** procfs_blocks() - does thread @tid block signal @sig now (its SigBlk)? false when gone. */
+bool procfs_blocks(pid_t tid, int sig);
+
+/** procfs_comm() - thread @tid's name into @buf ("" when gone). */
+void procfs_comm(pid_t tid, char *buf, size_t size);
 
 /** procfs_ppid_of() - the parent process of task @tid (/proc/TID/status); 0 when gone. */
 pid_t procfs_ppid_of(pid_t tid);

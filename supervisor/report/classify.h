@@ -112,7 +112,8 @@ enum sample_outcome {
  *	frame @n_ref); @have_ref: libunwind ran at all
  * @past_copy: our first frame whose step read the stack past the copy taken
  *	at the sample (read after the thread ran on: maybe torn), 0 when none;
- *	it and the frames after it are not judged (their plausibility unknown)
+ *	it and the frames after it are not judged (their plausibility unknown);
+ *	@ref_past_copy: libunwind's, likewise
  */
 struct sample_walks_in {
 	const struct emu_frame *ours;
@@ -128,6 +129,7 @@ struct sample_walks_in {
 	int ref_err;
 	bool have_ref;
 	unsigned int past_copy;
+	unsigned int ref_past_copy;
 };
 
 /**

@@ -147,6 +147,8 @@ static json_t *counts_json(const struct sample_stats *st)
 	json_object_set_new(o, "dropped_busy", json_integer((json_int_t)st->dropped_busy));
 	json_object_set_new(o, "missed_ticks", json_integer((json_int_t)st->missed_ticks));
 	json_object_set_new(o, "shed", json_integer((json_int_t)st->shed));
+	json_object_set_new(o, "blocked_threads", json_integer((json_int_t)st->blocked_threads));
+	json_object_set_new(o, "stops_pending", json_integer((json_int_t)st->stops_pending));
 	json_object_set_new(o, "jit_unchecked",
 			    json_integer((json_int_t)st->by_class[SC_JIT_UNCHECKED]));
 	json_object_set_new(o, "through_jit", json_integer((json_int_t)st->jit_samples));
@@ -206,13 +208,16 @@ static json_t *run_json(const struct report *r)
 
 	for (char **a = o->argv; *a; a++)
 		json_array_append_new(argv, json_string(*a));
-	return json_pack("{s:o,s:i,s:i,s:s,s:s,s:b,s:b,s:I,s:i}", "program", argv,
+	return json_pack("{s:o,s:i,s:i,s:s,s:s,s:b,s:b,s:I,s:i,s:I,s:b}", "program", argv,
 			 "exit_status", r->exit_status, "freq", (int)o->freq,
 			 "clock", o->wall_clock ? "wall" : "cpu",
-			 "trigger", r->perf_events ? "perf-event" : "timer",
+			 "trigger", r->stop ? "perf-stop" : r->ring ? "perf-ring" :
+			 r->perf_events ? "perf-event" : "timer",
 			 "strict", o->strict, "crosscheck", o->crosscheck,
-			 "stack_size", (json_int_t)o->stack_bytes,
-			 "max_frames", (int)o->max_frames);
+			 "stack_size", (json_int_t)(r->ring && !r->stop ? r->ring_stack :
+						    o->stack_bytes),
+			 "max_frames", (int)o->max_frames, "lost", (json_int_t)r->ring_lost,
+			 "user_time_only", r->user_only);
 }
 
 /* codectl-run's own descriptors, memory and per-process state as the report is written. */

@@ -30,6 +30,11 @@ struct report_registrations {
  * @opts: the run's options
  * @perf_events: samples were triggered by CPU-clock perf events (else by
  *	the supervisor's timer)
+ * @ring: they were the kernel's records in perf ring buffers (no signal, no
+ *	stop, unless @stop: each record stopped its thread, walked during the
+ *	stop); @user_only: they were of user time only (perf_event_paranoid);
+ *	@ring_lost: records the kernel could not write (buffers full);
+ *	@ring_stack: stack bytes a record held at most
  * @queue: samples that may wait to be unwound (the dropped-while-busy hint)
  * @wall_stops: wall-clock stops a second at most (the shed samples' note)
  * @registrations: for --json
@@ -42,6 +47,11 @@ struct report {
 	struct sample_stats *stats;
 	const struct run_opts *opts;
 	bool perf_events;
+	bool ring;
+	bool stop;
+	bool user_only;
+	uint64_t ring_lost;
+	size_t ring_stack;
 	unsigned int queue;
 	unsigned int wall_stops;
 	struct report_registrations registrations;

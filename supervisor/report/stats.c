@@ -157,15 +157,19 @@ static json_t *frames_json(const struct sample_walks *w, const struct stats_name
 	return a;
 }
 
+/* A reference's frames; those from @past_copy on (0: none) read past the stack copy. */
 static json_t *ips_json(const uint64_t *ips, const uint8_t *flags, const uint8_t *plaus,
-			unsigned int n, const struct stats_namer *names)
+			unsigned int n, unsigned int past_copy, const struct stats_namer *names)
 {
-	json_t *a = json_array();
+	json_t *a = json_array(), *f;
 
-	for (unsigned int i = 0; a && i < n; i++)
-		json_array_append_new(a, frame_json(names, ips[i], is_caller(flags, i),
-						    flags ? flags[i] : i ? 0 : EMU_FRAME_EXACT,
-						    plaus, i));
+	for (unsigned int i = 0; a && i < n; i++) {
+		f = frame_json(names, ips[i], is_caller(flags, i),
+			       flags ? flags[i] : i ? 0 : EMU_FRAME_EXACT, plaus, i);
+		if (f && past_copy && i >= past_copy)
+			json_object_set_new(f, "past_copy", json_true());
+		json_array_append_new(a, f);
+	}
 	return a;
 }
 
@@ -207,12 +211,12 @@ static json_t *sample_json(const struct sample_walks *w, const struct stats_name
 		json_object_set_new(o, "first_difference", json_integer(w->v.first_difference));
 		json_object_set_new(o, "reason", json_string(w->reason ? w->reason : ""));
 		json_object_set_new(o, "libunwind", ips_json(in->ref, w->in.ref_flags, in->ref_plaus,
-							     in->n_ref, names));
+							     in->n_ref, in->ref_past_copy, names));
 	}
 	if (w->v.side != SIDE_NOT_ASKED) {
 		json_object_set_new(o, "elfutils", json_string(classify_side_name(w->v.side)));
 		json_object_set_new(o, "elfutils_frames", ips_json(w->elf, w->elf_flags,
-								   w->elf_plaus, w->n_elf, names));
+								   w->elf_plaus, w->n_elf, 0, names));
 	}
 	if (w->truth_depth)
 		json_object_set_new(o, "truth", truth_json(w));

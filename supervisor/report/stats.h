@@ -62,6 +62,9 @@ struct sample_walks {
 	unsigned int truth_depth;
 };
 
+/* Threads that blocked SIGPROF, named in the report at most. */
+#define STATS_BLOCKED_NAMED 8
+
 /**
  * struct stats_namer - how frames are named
  * @symbol: "function+0xOFF", "[object+0xOFF]" or "0xADDR" for @ip (@caller:
@@ -81,6 +84,9 @@ struct sample_stats {
 	unsigned long dropped;
 	unsigned long dropped_busy;
 	unsigned long missed_ticks;
+	unsigned long stops_pending;	/* --sampler stop: records while a stop was on its way */
+	unsigned long blocked_threads;	/* SIGPROF blocked: samples missed (--sampler sigprof) */
+	char blocked_names[STATS_BLOCKED_NAMED][40];
 	unsigned long shed;		/* wall-clock samples not taken: over the stop budget */
 	unsigned long programs_own;
 	unsigned long waited;

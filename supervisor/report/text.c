@@ -159,28 +159,50 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 	double a = stats_agreement(st);
 
 	fprintf(r->log->f, "codectl-run: sampling: %lu samples (%u Hz, %s), %lu dropped", st->total,
-		r->opts->freq, r->perf_events ? "CPU clock, perf events" :
+		r->opts->freq, r->stop ? "CPU clock, perf ring buffers, each walked at a stop" :
+		r->ring ? "CPU clock, perf ring buffers" :
+		r->perf_events ? "CPU clock, perf events, SIGPROF" :
 		r->opts->wall_clock ? "wall clock" : "wall clock: perf events unavailable",
 		st->dropped + st->dropped_busy);
+	if (r->ring_lost)
+		fprintf(r->log->f, ", %llu lost by the kernel (its buffers were full)",
+			(unsigned long long)r->ring_lost);
 	if (st->dropped_busy)
 		fprintf(r->log->f, " (%lu while %u samples waited to be unwound: lower --freq or use "
 				"--no-crosscheck)", st->dropped_busy, r->queue);
 	if (st->missed_ticks)
 		fprintf(r->log->f, ", %lu timer ticks missed while busy", st->missed_ticks);
+	if (st->stops_pending)
+		fprintf(r->log->f, ", %lu while the thread's last stop was still on its way",
+			st->stops_pending);
 	if (st->shed)
 		fprintf(r->log->f, ", %lu shed (wall clock: at most %u stops a second, threads "
 				"take turns)", st->shed, r->wall_stops);
 	if (st->programs_own)
 		fprintf(r->log->f, ", %lu at the program's own SIGPROF", st->programs_own);
 	fprintf(r->log->f, "\n");
-	if (st->waited)
+	if (st->blocked_threads) {
+		fprintf(r->log->f, "  %lu threads blocked SIGPROF while they ran, and lost their "
+				"samples (--sampler ring samples them):", st->blocked_threads);
+		for (unsigned long i = 0; i < st->blocked_threads && i < STATS_BLOCKED_NAMED; i++)
+			fprintf(r->log->f, "%s %s", i ? "," : "", st->blocked_names[i]);
+		fprintf(r->log->f, "%s\n", st->blocked_threads > STATS_BLOCKED_NAMED ? ", ..." : "");
+	}
+	if (st->waited && r->stop)
+		fprintf(r->log->f, "  %lu stops came over a period after the kernel's sample "
+				"(longest %.1f ms)\n", st->waited, (double)st->waited_max_ns / 1e6);
+	else if (st->waited)
 		fprintf(r->log->f, "  %lu samples came over a period late (SIGPROF blocked%s; longest "
 				"%.1f ms)\n", st->waited, r->perf_events ?
 				", or periods spent in the kernel skipped" : "",
 			(double)st->waited_max_ns / 1e6);
-	fprintf(r->log->f, "  freeze per sample: median %.1f us, max %.1f us\n",
-		(double)stats_freeze_percentile(st, 50) / 1e3,
-		(double)stats_freeze_percentile(st, 100) / 1e3);
+	if (r->ring && !r->stop)
+		fprintf(r->log->f, "  no thread stopped: the kernel copied the registers and up "
+				"to %zu bytes of stack at each sample\n", r->ring_stack);
+	else
+		fprintf(r->log->f, "  freeze per sample: median %.1f us, max %.1f us\n",
+			(double)stats_freeze_percentile(st, 50) / 1e3,
+			(double)stats_freeze_percentile(st, 100) / 1e3);
 	print_verdicts(r, st);
 	print_jit(r, st);
 	print_jit_invalid(r, st);

@@ -32,6 +32,7 @@
  * @past_copy: our first frame whose step read the stack past the copy, 0 none
  * @read_past_copy: our walk read the stack past the copy
  * @strict_changed: the other caller lookup (RA vs RA - 1) gives another stack
+ * @stack_high: the end of the highest stack address the walk read
  * @ns: what the walk cost, ns
  */
 struct sample_ours {
@@ -41,6 +42,7 @@ struct sample_ours {
 	unsigned int past_copy;
 	bool read_past_copy;
 	bool strict_changed;
+	uint64_t stack_high;
 	uint64_t ns;
 };
 
@@ -58,6 +60,8 @@ struct sample_ours {
  * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
  * @waited_ns: how long the signal waited to be taken (see trigger_waited_ns())
  * @programs_own: the program's own SIGPROF (delivered to it unchanged)
+ * @stopped: our walk was made while the thread was stopped: what it read of
+ *	the stack past the copy was the sample's own (--sampler stop)
  * @taken_ns: when the stop began (CLOCK_MONOTONIC)
  * @truth_depth: the thread's depth in the program's own chain (truth.h),
  *	0 when it keeps none; @truth, @n_truth: its innermost return addresses,
@@ -80,6 +84,7 @@ struct sample {
 	uint64_t freeze_ns;
 	uint64_t waited_ns;
 	bool programs_own;
+	bool stopped;
 	uint32_t truth_depth;
 	uint32_t n_truth;
 	uint64_t truth[SAMPLE_TRUTH_MAX];

@@ -17,6 +17,7 @@ void sample_mem_init(struct sample_mem *m, const struct sample *smp, struct code
 	m->remote_faults = 0;
 	m->past_copy = false;
 	m->copy_only = false;
+	m->stack_high = 0;
 }
 
 /*
@@ -98,6 +99,8 @@ int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
 
 	if (end < addr)
 		return -EFAULT;
+	if (addr >= s->stack_map_start && addr < s->stack_map_end && end > m->stack_high)
+		m->stack_high = end;
 	if (addr >= s->stack_start && end <= s->stack_start + s->stack_len) {
 		memcpy(buf, s->stack + (addr - s->stack_start), len);
 		return 0;

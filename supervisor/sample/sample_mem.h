@@ -26,6 +26,7 @@ struct code_cache;
  * @remote_reads: process_vm_readv calls made; @remote_faults: pages unreadable
  * @past_copy: a read fell on the stack above the copy (read live, later)
  * @copy_only: such reads fail (-EFAULT) instead: what the copy alone gives
+ * @stack_high: the end of the highest read on the thread's stack (0: none)
  * @code, @maps: the process's code pages and the mappings that say which
  *	pages are code (both NULL: none)
  * The page cache lives as long as the reader: one sample's walks.
@@ -41,6 +42,7 @@ struct sample_mem {
 	uint64_t remote_faults;
 	bool past_copy;
 	bool copy_only;
+	uint64_t stack_high;
 	uint8_t page[SAMPLE_MEM_PAGES][SAMPLE_MEM_PAGE];
 };
 

@@ -15,6 +15,7 @@
 
 #include "sampler.h"
 #include "supervisor/core/clock.h"
+#include "supervisor/core/procfs.h"
 #include "supervisor/trace/maps.h"
 #include "supervisor/report/report.h"
 #include "truth.h"
@@ -65,7 +66,15 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 		err = alloc_queue(sm);
 	if (!err)
 		err = take_keys(sm);
-	if (!err)
+	if (!err) {
+		sm->stop_smp.stack = malloc(opts->stack_bytes + SAMPLE_RED_ZONE);
+		sm->stop_smp.ours.frames = calloc(opts->max_frames, sizeof(struct emu_frame));
+		if (!sm->stop_smp.stack || !sm->stop_smp.ours.frames)
+			err = -ENOMEM;
+	}
+	if (!err && opts->sampler != OPTS_SAMPLER_SIGPROF && !opts->wall_clock)
+		sm->trig.period_ns = 1000000000ull / opts->freq;	/* sampler_attach() opens */
+	else if (!err)
 		err = trigger_init(&sm->trig, opts->freq, opts->wall_clock);
 	if (!err)
 		err = stats_init(&sm->stats, opts->json_all, sm->trig.period_ns);
@@ -82,12 +91,15 @@ void sampler_free(struct sampler *sm)
 	if (!sm)
 		return;
 	trigger_free(&sm->trig);
+	ring_close(&sm->ring);
 	stats_free(&sm->stats);
 	source_lines_free(&sm->lines);
 	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++) {
 		free(sm->queue[i].stack);
 		free(sm->queue[i].ours.frames);
 	}
+	free(sm->stop_smp.stack);
+	free(sm->stop_smp.ours.frames);
 	walk_buffers_free(&sm->buf);
 	free(sm);
 }
@@ -110,6 +122,31 @@ void sampler_thread_started(struct sampler *sm, struct thread *th)
 			 (int)th->tid, strerror(-err));
 }
 
+/*
+ * SIGPROF reaches no thread that blocks it: one that ran ten periods or more
+ * and got fewer than half its samples, and blocks SIGPROF now, is counted
+ * and named, for the report to say so (--sampler ring samples it).
+ */
+void sampler_thread_exiting(struct sampler *sm, struct thread *th)
+{
+	struct thread_sampling *ts = th->slot[sm->thread_key];
+	struct sample_stats *st = &sm->stats;
+	unsigned long missed;
+	char comm[20];
+
+	if (!ts || sm->trig.kind != TRIGGER_PERF)
+		return;
+	missed = trigger_missed(&sm->trig, ts);
+	if (missed < 10 || missed < ts->samples || !procfs_blocks(th->tid, SIGPROF))
+		return;
+	if (st->blocked_threads < STATS_BLOCKED_NAMED) {
+		procfs_comm(th->tid, comm, sizeof(comm));
+		snprintf(st->blocked_names[st->blocked_threads], sizeof(st->blocked_names[0]),
+			 "%s (tid %d)", comm, (int)th->tid);
+	}
+	st->blocked_threads++;
+}
+
 void sampler_thread_exec(struct sampler *sm, struct thread *th)
 {
 	struct thread_sampling *ts = sampling_of(sm, th);
@@ -128,10 +165,10 @@ void sampler_thread_exec(struct sampler *sm, struct thread *th)
  * the end of the mapping holding SP when the cached maps know it. A read that
  * runs into unmapped memory returns what it got.
  */
-static void copy_stack(struct sampler *sm, struct proc *p, struct sample *smp)
+static void copy_stack(struct proc *p, struct sample *smp, uint64_t bytes)
 {
 	uint64_t sp = smp->regs.rsp, start = sp - SAMPLE_RED_ZONE;
-	uint64_t end = sp + sm->opts->stack_bytes;
+	uint64_t end = sp + bytes;
 	const struct emu_vma *vma = p->as->maps_valid ? emu_mappings_find(&p->as->maps, sp) : NULL;
 	struct iovec local, remote;
 	ssize_t n;
@@ -159,8 +196,9 @@ static bool capture(struct sampler *sm, struct thread *th, struct sample *smp)
 	smp->tgid = th->proc->tgid;
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &smp->regs))
 		return false;
-	copy_stack(sm, th->proc, smp);
+	copy_stack(th->proc, smp, sm->opts->stack_bytes);
 	truth_read(th->proc->slot[sm->truth_key], smp);
+	smp->stopped = false;
 	return true;
 }
 
@@ -298,6 +336,8 @@ void sampler_on_sigprof(struct sampler *sm, struct thread *th)
 		return;
 	}
 	ours = ts && trigger_is_ours(&sm->trig, ts, &si);
+	if (ours)
+		ts->samples++;
 	if (sm->nqueued == SAMPLER_QUEUE) {
 		/* never make the thread wait for us */
 		ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
@@ -323,6 +363,153 @@ void sampler_on_sigprof(struct sampler *sm, struct thread *th)
 		sm->nqueued++;
 	else if (ours)
 		stats_drop(&sm->stats);
+}
+
+void sampler_attach(struct sampler *sm, pid_t pid)
+{
+	int err;
+
+	if (sm->trig.kind != TRIGGER_OFF)
+		return;		/* SIGPROF: each thread's event opens at its first stop */
+	sm->stop_mode = sm->opts->sampler == OPTS_SAMPLER_STOP;
+	err = ring_open(&sm->ring, pid, sm->trig.period_ns,
+			sm->stop_mode ? 0 : sm->opts->stack_bytes);
+	if (!err) {
+		sm->ring_on = true;
+		if (sm->stop_mode)
+			return;
+		if (sm->ring.stack_bytes < sm->opts->stack_bytes &&
+		    sm->ring.stack_bytes < RING_MAX_STACK)
+			log_note(sm->log, "perf ring buffers: %zu bytes of stack per sample (the "
+					  "memory-lock limit allows no more)", sm->ring.stack_bytes);
+		return;
+	}
+	log_note(sm->log, "perf ring buffers unavailable (%s): samples are taken at SIGPROF "
+			  "stops instead (--sampler sigprof)", strerror(-err));
+	sm->stop_mode = false;
+	if (trigger_init(&sm->trig, sm->opts->freq, false))
+		sm->trig.kind = TRIGGER_OFF;
+}
+
+bool sampler_owns(const struct sampler *sm, int fd)
+{
+	return sm && sm->ring_on && ring_owns(&sm->ring, fd);
+}
+
+/*
+ * Does @p keep its own chain (codectl_truth.h)? Its samples are then taken
+ * at a stop, where the chain is read as the registers are.
+ */
+static bool truth_kept(const struct sampler *sm, const struct proc *p)
+{
+	const struct truth_table *t = p->slot[sm->truth_key];
+
+	return t && t->addr;
+}
+
+/*
+ * --sampler stop, or a process that keeps its own chain: the kernel sampled
+ * thread @tid: stop it (no signal), one stop at a time.
+ */
+static void ask_stop(struct sampler *sm, pid_t tid)
+{
+	struct thread *th = tracees_thread(&sm->trace->tree, tid);
+	struct thread_sampling *ts = th ? sampling_of(sm, th) : NULL;
+
+	if (!ts || !th->attached || th->group_stopped || !th->proc || !th->proc->as) {
+		stats_drop(&sm->stats);
+		return;
+	}
+	if (ts->sent_ns) {
+		sm->stats.stops_pending++;	/* its last stop is still on its way */
+		return;
+	}
+	if (!ptrace(PTRACE_INTERRUPT, tid, 0, 0))
+		ts->sent_ns = clock_now_ns();
+}
+
+/*
+ * One ring record into the queue, our walk made at once: registers and the
+ * stack as the kernel copied them at the overflow (from SP up, no red zone).
+ */
+static void take_record(void *ctx, const struct ring_record *rec)
+{
+	struct sampler *sm = ctx;
+	struct proc *p = tracees_proc(&sm->trace->tree, rec->pid);
+	const struct emu_vma *vma;
+	struct sample *smp;
+
+	if (sm->nqueued == SAMPLER_QUEUE) {
+		sm->stats.dropped_busy++;
+		return;
+	}
+	if (!p || !p->as) {
+		stats_drop(&sm->stats);	/* gone, or not known yet */
+		return;
+	}
+	if (truth_kept(sm, p)) {
+		ask_stop(sm, rec->tid);	/* its own chain is read at a stop */
+		return;
+	}
+	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
+	vma = p->as->maps_valid ? emu_mappings_find(&p->as->maps, rec->regs.rsp) : NULL;
+	smp->tid = rec->tid;
+	smp->tgid = rec->pid;
+	smp->regs = rec->regs;
+	sample_set_dwarf_regs(smp);
+	smp->stack_start = rec->regs.rsp;
+	smp->stack_len = rec->stack_len < sm->opts->stack_bytes ? rec->stack_len :
+			 sm->opts->stack_bytes;
+	memcpy(smp->stack, rec->stack, smp->stack_len);
+	smp->stack_map_start = vma ? vma->start : 0;
+	smp->stack_map_end = vma ? vma->end : 0;
+	smp->taken_ns = rec->time_ns;
+	smp->freeze_ns = 0;
+	smp->waited_ns = 0;
+	smp->programs_own = false;
+	smp->stopped = false;
+	smp->truth_depth = 0;
+	smp->n_truth = 0;
+	walk_first(sm, smp);
+	sm->nqueued++;
+}
+
+static void take_record_stop(void *ctx, const struct ring_record *rec)
+{
+	ask_stop(ctx, rec->tid);
+}
+
+void sampler_drain(struct sampler *sm)
+{
+	if (sm && sm->ring_on)
+		ring_drain(&sm->ring, sm->stop_mode ? take_record_stop : take_record, sm);
+}
+
+bool sampler_on_interrupt(struct sampler *sm, struct thread *th)
+{
+	struct thread_sampling *ts = th->slot[sm->thread_key];
+	struct sample *smp = &sm->stop_smp;
+	uint64_t t0 = clock_now_ns();
+	bool ok;
+
+	if (!ts || !ts->sent_ns)
+		return false;	/* not a stop we asked for */
+	smp->waited_ns = t0 - ts->sent_ns;
+	ts->sent_ns = 0;
+	smp->taken_ns = t0;
+	smp->programs_own = false;
+	ok = capture(sm, th, smp);
+	if (ok) {
+		sample_set_dwarf_regs(smp);
+		smp->stopped = true;
+		walk_first(sm, smp);
+		smp->freeze_ns = clock_now_ns() - t0;	/* until here: ours; then the rest */
+		walk(sm, smp);
+	} else {
+		stats_drop(&sm->stats);
+	}
+	ptrace(PTRACE_CONT, th->tid, 0, 0);
+	return true;
 }
 
 void sampler_walk_one(struct sampler *sm)

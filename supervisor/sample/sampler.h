@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Sampling: at a thread's SIGPROF signal-delivery-stop, take its registers
- * and a copy of its stack and let it run on at once; then walk the copy
- * (walk.h) and count the result in the statistics the report reads. See
+ * Sampling: the kernel's sample records from perf ring buffers (ring.h:
+ * registers and a stack copy taken at the overflow, the thread never
+ * stopped), or at a thread's SIGPROF signal-delivery-stop its registers and
+ * a copy of its stack, the thread let run on at once. Our walk is made at
+ * once, against the registrations of that moment; the references and the
+ * verdict later (walk.h), counted in the statistics the report reads. See
  * codectl-run(1), "SAMPLING".
  */
 #ifndef SUPERVISOR_SAMPLE_SAMPLER_H
@@ -12,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ring.h"
 #include "sample.h"
 #include "supervisor/core/log.h"
 #include "supervisor/core/options.h"
@@ -34,12 +38,19 @@
  * @proc_key, @code_key, @truth_key, @thread_key: the tree's slots for a
  *	process's oracles (struct oracles), code pages (struct code_cache) and
  *	truth table (struct truth_table), and a thread's struct thread_sampling
+ * @ring, @ring_on: the perf ring buffers (--sampler ring and stop), in use
+ * @stop_mode: --sampler stop: each record stops its thread (PTRACE_INTERRUPT)
+ * @stop_smp: the sample taken at such a stop
  * @tick_cursor: the thread a wall-clock tick signalled last (round robin)
  * @lines: the line tables read for the examples' file:line, for the run
  * @status_ns: when the last progress line was written; @status_shown: one was
  */
 struct sampler {
 	struct sample_trigger trig;
+	struct sample_ring ring;
+	bool ring_on;
+	bool stop_mode;
+	struct sample stop_smp;
 	struct sample queue[SAMPLER_QUEUE];
 	unsigned int qhead;
 	unsigned int nqueued;
@@ -69,8 +80,40 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 /** sampler_free() - release the sampler (NULL is fine). */
 void sampler_free(struct sampler *sm);
 
+/**
+ * sampler_attach() - the program @pid is seized and about to execve: with
+ * the ring sampler, its buffers are set up (when perf events cannot give
+ * them, SIGPROF takes over, and the log says why)
+ */
+void sampler_attach(struct sampler *sm, pid_t pid);
+
+/**
+ * sampler_on_interrupt() - @th is in a stop asked for by --sampler stop:
+ * its registers taken, our walk and the references' made on its memory as
+ * it is (any depth, exact), then the thread resumed.
+ * Return: false when the stop is not ours.
+ */
+bool sampler_on_interrupt(struct sampler *sm, struct thread *th);
+
+/** sampler_owns() - is @fd one of the sampler's (a ring buffer's event)? */
+bool sampler_owns(const struct sampler *sm, int fd);
+
+/**
+ * sampler_drain() - take the records the kernel wrote to the ring buffers
+ * into the queue, our walk made on each: before the registrations change
+ * (a call, an exec, an exit), so that every sample is walked against the
+ * registrations of its moment
+ */
+void sampler_drain(struct sampler *sm);
+
 /** sampler_thread_started() - @th had its first stop: start its clock. */
 void sampler_thread_started(struct sampler *sm, struct thread *th);
+
+/**
+ * sampler_thread_exiting() - @th is about to exit: with SIGPROF sampling,
+ * counted and named when it ran long with SIGPROF blocked (its samples lost)
+ */
+void sampler_thread_exiting(struct sampler *sm, struct thread *th);
 
 /** sampler_thread_exec() - @th exec'd: its clock and its process's oracles start over. */
 void sampler_thread_exec(struct sampler *sm, struct thread *th);

@@ -182,6 +182,16 @@ uint64_t trigger_waited_ns(const struct sample_trigger *t, struct thread_samplin
 	return 0;
 }
 
+unsigned long trigger_missed(const struct sample_trigger *t, const struct thread_sampling *ts)
+{
+	uint64_t count = 0, periods;
+
+	if (ts->perf_fd < 0 || read(ts->perf_fd, &count, sizeof(count)) != sizeof(count))
+		return 0;
+	periods = count / t->period_ns;
+	return periods > ts->samples ? (unsigned long)(periods - ts->samples) : 0;
+}
+
 struct thread_sampling *thread_sampling_new(void)
 {
 	struct thread_sampling *ts = calloc(1, sizeof(*ts));

@@ -42,12 +42,14 @@ struct sample_trigger {
  * @perf_count: the event's count (ns of CPU time) at the last sample
  * @sent_ns: when the supervisor last sent it SIGPROF (CLOCK_MONOTONIC), 0
  *	when no signal of ours is pending
+ * @samples: samples taken at our SIGPROF
  */
 struct thread_sampling {
 	bool on;
 	int perf_fd;
 	uint64_t perf_count;
 	uint64_t sent_ns;
+	unsigned long samples;
 };
 
 /** thread_sampling_new() - a thread not sampled yet (no event); NULL on ENOMEM. */
@@ -102,5 +104,12 @@ bool trigger_is_ours(const struct sample_trigger *t, const struct thread_samplin
  */
 uint64_t trigger_waited_ns(const struct sample_trigger *t, struct thread_sampling *ts,
 			   uint64_t now_ns);
+
+/**
+ * trigger_missed() - the periods of CPU time @ts's thread ran (its event's
+ * count) for which no sample of ours was taken: SIGPROF never came through
+ * (blocked, or lost while one was pending); 0 without a perf event
+ */
+unsigned long trigger_missed(const struct sample_trigger *t, const struct thread_sampling *ts);
 
 #endif /* SUPERVISOR_SAMPLE_TRIGGER_H */

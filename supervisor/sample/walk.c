@@ -15,13 +15,15 @@ int walk_buffers_init(struct walk_buffers *b, unsigned int max)
 	b->ours_alt = calloc(max, sizeof(*b->ours_alt));
 	b->ours_ips = calloc(max, sizeof(*b->ours_ips));
 	b->ref = calloc(max, sizeof(*b->ref));
+	b->ref_alt = calloc(max, sizeof(*b->ref_alt));
 	b->elf = calloc(max, sizeof(*b->elf));
 	for (int i = 0; i < WALK_BYTES; i++)
 		b->bytes[i] = calloc(max, 1);
 	for (int i = 0; i < WALK_BYTES; i++)
 		if (!b->bytes[i])
 			return -ENOMEM;
-	return b->ours && b->ours_alt && b->ours_ips && b->ref && b->elf ? 0 : -ENOMEM;
+	return b->ours && b->ours_alt && b->ours_ips && b->ref && b->ref_alt && b->elf ? 0 :
+	       -ENOMEM;
 }
 
 void walk_buffers_free(struct walk_buffers *b)
@@ -30,6 +32,7 @@ void walk_buffers_free(struct walk_buffers *b)
 	free(b->ours_alt);
 	free(b->ours_ips);
 	free(b->ref);
+	free(b->ref_alt);
 	free(b->elf);
 	for (int i = 0; i < WALK_BYTES; i++)
 		free(b->bytes[i]);
@@ -339,23 +342,12 @@ static unsigned int past_copy_from(const struct walk_env *env, const struct emu_
 	return i < res->nframes ? i : 0;
 }
 
-/*
- * Frames read past the copy are not judged: ours from @w->in.past_copy on,
- * and libunwind's from there when it has our frames up to it (it read the
- * same stack).
- */
+/* Frames read past the copy are not judged: ours, and libunwind's, from the first one on. */
 static void unjudge_past_copy(struct walk_buffers *b, struct sample_walks *w)
 {
-	unsigned int k = w->in.past_copy, i;
-
-	if (!k)
-		return;
-	for (i = k; w->in.plaus && i < w->in.n; i++)
+	for (unsigned int i = w->in.past_copy; i && w->in.plaus && i < w->in.n; i++)
 		b->bytes[WALK_OURS_PLAUS][i] = PLAUSIBLE_UNKNOWN;
-	for (i = 0; i < k && i < w->in.n_ref; i++)
-		if (w->in.ref[i] != w->in.ours[i].ip)
-			return;
-	for (i = k; w->in.ref_plaus && i < w->in.n_ref; i++)
+	for (unsigned int i = w->in.ref_past_copy; i && w->in.ref_plaus && i < w->in.n_ref; i++)
 		b->bytes[WALK_REF_PLAUS][i] = PLAUSIBLE_UNKNOWN;
 }
 
@@ -368,8 +360,29 @@ static struct oracle_input oracle_input(const struct walk_env *env, const struct
 }
 
 
+/*
+ * libunwind's first frame that read the stack past the copy, 0 when none:
+ * where its walk on the copy alone parts from it (as past_copy_from()).
+ */
+static unsigned int ref_past_copy(const struct walk_env *env, const struct oracle_input *in,
+				  const struct sample_walks *w)
+{
+	struct walk_buffers *b = env->buf;
+	struct oracle_walk ow = { .ips = b->ref_alt, .flags = b->bytes[WALK_ELF_FLAGS],
+				  .max = b->max };
+	unsigned int i;
+
+	b->mem.copy_only = true;
+	oracles_walk(env->oracles, ORACLE_LIBUNWIND, in, &ow);
+	b->mem.copy_only = false;
+	for (i = 0; i < ow.n && i < w->in.n_ref && ow.ips[i] == w->in.ref[i]; i++)
+		;
+	return i < w->in.n_ref ? i : 0;
+}
+
+/* libunwind's walk; @stopped: the thread is stopped, its memory read live is the sample's. */
 static void walk_references(const struct walk_env *env, const struct oracle_input *in,
-			    struct sample_walks *w)
+			    bool stopped, struct sample_walks *w)
 {
 	struct walk_buffers *b = env->buf;
 	struct oracle_walk ow = { .ips = b->ref, .flags = b->bytes[WALK_REF_FLAGS], .max = b->max };
@@ -377,6 +390,7 @@ static void walk_references(const struct walk_env *env, const struct oracle_inpu
 
 	if (!env->crosscheck || !oracles_ready(env->oracles, ORACLE_LIBUNWIND))
 		return;
+	b->mem.past_copy = false;
 	w->in.ref_err = oracles_walk(env->oracles, ORACLE_LIBUNWIND, in, &ow);
 	oracles_mark_guesses(env->oracles, b->ref, ow.flags, ow.n);
 	w->in.n_ref = ow.n;
@@ -384,6 +398,8 @@ static void walk_references(const struct walk_env *env, const struct oracle_inpu
 	w->in.ref = b->ref;
 	w->in.ref_flags = ow.flags;
 	w->in.have_ref = true;
+	if (b->mem.past_copy && !stopped)
+		w->in.ref_past_copy = ref_past_copy(env, in, w);
 	env->stats->ref_ns += clock_now_ns() - t0;
 	env->stats->n_ref_walks++;
 }
@@ -457,10 +473,11 @@ void walk_ours(struct sample *smp, const struct walk_env *env)
 	o->done = !emu_unwind(env->registry, &acc, &regs, &uopts, o->frames, &o->res);
 	if (!o->done)
 		return;
-	o->read_past_copy = b->mem.past_copy;
+	o->read_past_copy = b->mem.past_copy && !smp->stopped;
 	o->ns = clock_now_ns() - t0;
+	o->stack_high = b->mem.stack_high;
 	memcpy(b->ours, o->frames, o->res.nframes * sizeof(*o->frames));
-	o->past_copy = past_copy_from(env, &acc, &regs, &uopts, &o->res);
+	o->past_copy = smp->stopped ? 0 : past_copy_from(env, &acc, &regs, &uopts, &o->res);
 	o->strict_changed = ra_lookup_changes(env, &acc, &regs, &uopts, &o->res);
 	walk_report_removals(env, &o->res);
 }
@@ -494,13 +511,13 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.jit_fault = res->stop == EMU_STOP_JIT_INVALID ? res->jit_fault : EMU_JIT_OK;
 	w.strict_changed = smp->ours.strict_changed;
 	find_jit_frames(env, &w);
-	walk_references(env, &in, &w);
+	walk_references(env, &in, smp->stopped, &w);
 	judge_walks(env, smp, &acc, &w);
 	unjudge_past_copy(b, &w);
 	classify_sample(&w.in, &w.v);
 	if (classify_needs_third_opinion(&w.v))
 		third_opinion(env, &in, &w);
-	w.read_past_copy = smp->ours.read_past_copy || b->mem.past_copy;
+	w.read_past_copy = smp->ours.read_past_copy || (b->mem.past_copy && !smp->stopped);
 	w.programs_own = smp->programs_own;
 	w.truth = smp->truth;
 	w.n_truth = smp->n_truth;

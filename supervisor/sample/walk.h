@@ -41,6 +41,7 @@ struct walk_buffers {
 	struct emu_frame *ours_alt;
 	uint64_t *ours_ips;
 	uint64_t *ref;
+	uint64_t *ref_alt;
 	uint64_t *elf;
 	uint8_t *bytes[WALK_BYTES];
 	struct sample_mem mem;

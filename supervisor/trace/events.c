@@ -187,6 +187,8 @@ static void on_exit_event(struct trace *t, pid_t tid)
 {
 	struct thread *th = tracees_thread(&t->tree, tid);
 
+	if (th && t->hooks.thread_exiting)
+		t->hooks.thread_exiting(t->hooks.ctx, th);
 	if (th && th->proc && th->proc->tgid == tid && th->proc->as) {
 		if (t->hooks.exit_event)
 			t->hooks.exit_event(t->hooks.ctx, th->proc);
@@ -222,6 +224,8 @@ static void on_event_stop(struct trace *t, pid_t tid, int sig)
 	}
 	if (th)
 		th->group_stopped = false;
+	if (th && t->hooks.interrupted && t->hooks.interrupted(t->hooks.ctx, th))
+		return;
 	resume(tid, 0);
 }
 

@@ -20,22 +20,30 @@
  * @thread_started: @th had its first stop (it is resumed after the hook)
  * @signal_stop: @th is in a signal-delivery-stop for @sig; return true when
  *	the hook took over (it resumes the thread), false to pass @sig on
+ * @interrupted: @th is in a stop PTRACE_INTERRUPT asked for; return true
+ *	when the hook took it over (it resumes the thread)
  * @before_exec: @p is about to exec: its registry still holds what it had
  * @exec: @p exec'd (registrations dropped, mappings read; @th is its only
  *	thread, by now the TGID)
+ * @thread_exiting: @th is about to exit (its /proc entry still there)
  * @exit_event: @p's leader is about to exit; its memory is still readable
  * @exited: @p has no thread left (before its address space goes)
  * @mappings_changed: @p's mappings changed since they were last read
+ * @registrations_changing: a call of @p is about to be answered, and may
+ *	change its registrations (told by calls/, which knows of calls)
  */
 struct trace_hooks {
 	void *ctx;
 	void (*thread_started)(void *ctx, struct thread *th);
 	bool (*signal_stop)(void *ctx, struct thread *th, int sig);
+	bool (*interrupted)(void *ctx, struct thread *th);
 	void (*before_exec)(void *ctx, struct proc *p);
 	void (*exec)(void *ctx, struct proc *p, struct thread *th);
+	void (*thread_exiting)(void *ctx, struct thread *th);
 	void (*exit_event)(void *ctx, struct proc *p);
 	void (*exited)(void *ctx, struct proc *p);
 	void (*mappings_changed)(void *ctx, struct proc *p);
+	void (*registrations_changing)(void *ctx, struct proc *p);
 };
 
 #define TRACE_MAX_TRAPPED 4

@@ -7,6 +7,9 @@
  *   own-prof    its own ITIMER_PROF profiler: every SIGPROF it gets must be
  *               the kernel's (SI_KERNEL), none of codectl-run's
  *   blocked     SIGPROF blocked while it spins for 300 ms of CPU time
+ *   masked      two worker threads started with every signal blocked (as
+ *               xz -T2 starts its workers) spinning 400 ms of CPU time each;
+ *               prints each one's tid and CPU time
  *   sleep       300 ms in nanosleep, next to no CPU time, through syscall(2)
  *               (nanosleep()'s own frames changed between glibc releases)
  *   spin        spins until killed
@@ -25,6 +28,7 @@
 #include <codectl_jit.h>
 #include <link.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -174,6 +178,36 @@ static int blocked(void)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	spin(0.1);
 	printf("blocked: done\n");
+	return 0;
+}
+
+/* A worker of masked(): its CPU time, and its user time, into @arg. */
+static void *masked_worker(void *arg)
+{
+	struct rusage ru;
+
+	spin(0.4);
+	*(double *)arg = cpu_seconds();
+	getrusage(RUSAGE_THREAD, &ru);
+	printf("masked: tid %d cpu %.6f user %.6f\n", (int)gettid(), *(double *)arg,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6);
+	return NULL;
+}
+
+static int masked(void)
+{
+	sigset_t all, old;
+	pthread_t t[2];
+	double cpu[2];
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);	/* the workers inherit the mask */
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, masked_worker, &cpu[i]))
+			return 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
 	return 0;
 }
 
@@ -354,6 +388,8 @@ int main(int argc, char **argv)
 		return own_profiler();
 	if (!strcmp(argv[1], "blocked"))
 		return blocked();
+	if (!strcmp(argv[1], "masked"))
+		return masked();
 	if (!strcmp(argv[1], "sleep"))
 		return sleep_a_while();
 	if (!strcmp(argv[1], "bad-sframe"))

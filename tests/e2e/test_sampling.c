@@ -134,7 +134,7 @@ Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
 	int own = -1, foreign = -1;
 	json_t *j;
 
-	SRUN(&r, "-q", "--json", json, "--", SAMPLE_PROG, "own-prof");
+	SRUN(&r, "-q", "--sampler", "sigprof", "--json", json, "--", SAMPLE_PROG, "own-prof");
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.log);
 	cr_assert_eq(sscanf(r.out, "own-prof: %d own SIGPROFs, %d foreign", &own, &foreign), 2);
 	cr_assert_eq(foreign, 0);
@@ -142,6 +142,18 @@ Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
 	/* each of the program's own signals was one sample, and was delivered */
 	cr_assert_eq(count(j, "programs_own"), own);
 	cr_assert_gt(count(j, "total"), own);
+	json_decref(j);
+	run_free(&r);
+	/* the ring sampler sends none and takes none at the program's own */
+	SRUN(&r, "-q", "--json", json, "--", SAMPLE_PROG, "own-prof");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.log);
+	cr_assert_eq(sscanf(r.out, "own-prof: %d own SIGPROFs, %d foreign", &own, &foreign), 2);
+	cr_assert_eq(foreign, 0);
+	j = load(json);
+	cr_assert_eq(count(j, "programs_own"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "run"), "trigger")),
+			 "perf-ring");
+	cr_assert_gt(count(j, "total"), 400, "%lld samples", (long long)count(j, "total"));
 	json_decref(j);
 	run_free(&r);
 }
@@ -154,7 +166,7 @@ Test(sampling, blocked_sigprof_is_sampled_when_unblocked)
 	json_t *j;
 	double waited;
 
-	SRUN(&r, "-q", "--json", json, "--", SAMPLE_PROG, "blocked");
+	SRUN(&r, "-q", "--sampler", "sigprof", "--json", json, "--", SAMPLE_PROG, "blocked");
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	j = load(json);
 	waited = json_real_value(json_object_get(json_object_get(j, "samples"), "waited_max_ms"));
@@ -164,6 +176,61 @@ Test(sampling, blocked_sigprof_is_sampled_when_unblocked)
 	 */
 	cr_assert_geq(count(j, "waited"), 1);
 	cr_assert(waited >= 290 && waited < 1000, "waited %.1f ms", waited);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* Samples of thread @tid in @j's stacks. */
+static long samples_of(json_t *j, int tid)
+{
+	json_t *s;
+	size_t i;
+	long n = 0;
+
+	json_array_foreach(json_object_get(j, "stacks"), i, s)
+		n += json_integer_value(json_object_get(s, "tid")) == tid;
+	return n;
+}
+
+/*
+ * Threads with every signal blocked (xz -T2's workers) get as many samples
+ * per CPU second as any other with the ring sampler: the kernel takes them.
+ * SIGPROF reaches them only once unblocked, which these never are.
+ */
+Test(sampling, threads_blocking_every_signal_are_sampled_by_the_ring)
+{
+	char jbuf[256], *p;
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	struct run r;
+	double cpu, user, rate;
+	bool user_only;
+	int tid, n = 0;
+	json_t *j;
+
+	SRUN(&r, "-q", "--json-all", json, "--", SAMPLE_PROG, "masked");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	j = load(json);
+	/* an unprivileged user may sample user time only (perf_event_paranoid 2) */
+	user_only = json_is_true(json_object_get(json_object_get(j, "run"), "user_time_only"));
+	for (p = r.out; (p = strstr(p, "masked: tid ")); p++, n++) {
+		cr_assert_eq(sscanf(p, "masked: tid %d cpu %lf user %lf", &tid, &cpu, &user), 3);
+		rate = (double)samples_of(j, tid) / (user_only ? user : cpu);
+		/* 999 Hz of CPU time (a tick's rounding either way) */
+		cr_assert(rate > 900 && rate < 1100, "tid %d: %ld samples in %.3f s of CPU, %.3f "
+			  "of user time%s", tid, samples_of(j, tid), cpu, user,
+			  user_only ? " (user time sampled only)" : "");
+	}
+	cr_assert_eq(n, 2, "%s", r.out);
+	json_decref(j);
+	run_free(&r);
+	SRUN(&r, "-q", "--sampler", "sigprof", "--json-all", json, "--", SAMPLE_PROG, "masked");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	j = load(json);
+	for (p = r.out; (p = strstr(p, "masked: tid ")); p++) {
+		cr_assert_eq(sscanf(p, "masked: tid %d cpu %lf", &tid, &cpu), 2);
+		cr_assert_eq(samples_of(j, tid), 0);
+	}
+	cr_assert_eq(count(j, "blocked_threads"), 2);
 	json_decref(j);
 	run_free(&r);
 }
