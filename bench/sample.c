@@ -6,11 +6,17 @@
  *      copied): ns per sample of our unwind and of libunwind's remote unwind
  *      (cache warm, as codectl-run uses it), and the ratio (target >= 20);
  *      the frame-plausibility oracle's judgement of our frames, cold and warm.
- *   2. The freeze per sample (median, p99) as codectl-run reports it.
- *   3. Wall time of a CPU-bound run of this program: alone, under
- *      codectl-run --freq 1000 --no-crosscheck, and with the cross-check,
- *      as ratios (median of 3 runs each).
- * Usage: sample [--quick]     (sample --work N: the CPU-bound target itself)
+ *   2. A CPU-bound thread blocking every signal (as xz -T2's workers): its
+ *      own CPU time for the same work, alone, under perf record -F 999
+ *      --call-graph dwarf, and under codectl-run at 999 Hz with the ring sampler and the stop sampler,
+ *      each with the cross-check on and off (rounds alternate the ways;
+ *      medians): the slowdown of each against alone, and the thread's
+ *      samples per CPU second, with the targets (ring <= 1.5x perf's
+ *      slowdown and <= 3 %, stop <= 6 %).
+ *   3. The program's own ITIMER_PROF ticks per CPU second, alone and under
+ *      codectl-run (target: within 2 %; the kernel charges that clock by
+ *      scheduler tick, so a loaded machine skews it, alone too).
+ * Usage: sample [--quick]     (sample --work N, --ticks N: the targets themselves)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -140,6 +147,7 @@ static void capture_one(struct bench *b, struct captured *c)
 	ssize_t n;
 
 	s->tid = s->tgid = b->child;
+	s->taken_ns = (uint64_t)now_ns();
 	s->stack = c->stack;
 	ptrace(PTRACE_GETREGS, b->child, 0, &s->regs);
 	sample_set_dwarf_regs(s);
@@ -206,6 +214,7 @@ static double time_libunwind(struct bench *b, struct oracles *ref, unsigned int 
 			     unsigned long *frames)
 {
 	static struct sample_mem mem;
+	struct oracle_walker walker = { 0 };
 	uint64_t ips[MAX_FRAMES];
 	double t0 = now_ns();
 
@@ -215,7 +224,8 @@ static double time_libunwind(struct bench *b, struct oracles *ref, unsigned int 
 			const struct sample *s = &b->samples[i].smp;
 			struct emu_accessor acc;
 			struct oracle_input in = { .tid = s->tid, .regs = s->dwarf, .mem = &acc,
-						   .registry = b->registry };
+						   .registry = b->registry, .walker = &walker,
+						   .taken_ns = s->taken_ns };
 			struct oracle_walk w = { .ips = ips, .max = MAX_FRAMES };
 
 			sample_mem_init(&mem, s, b->code, &b->maps);
@@ -268,7 +278,7 @@ static int time_plausible(struct bench *b, double *cold, double *warm)
 				ips[k] = f[k].ip;
 				flags[k] = f[k].flags;
 			}
-			symbols_new_sample(&sym);
+			symbols_new_sample(&sym, s->taken_ns);
 			t0 = now_ns();
 			plausibility_judge(p, &env, ips, flags, res.nframes, out);
 			spent += now_ns() - t0;
@@ -315,18 +325,121 @@ static int part_identical(struct bench *b)
 	return 0;
 }
 
+/*
+ * The targets. sample --work ROUNDS: one thread doing ROUNDS of work with
+ * every signal blocked (as xz -T2's workers run); one line on stderr,
+ * "work: tid TID S S" (its CPU seconds in the work, and in its whole life).
+ * sample --ticks ROUNDS: the same work while the program counts its own
+ * ITIMER_PROF ticks (10 ms of its CPU time each): "ticks: TICKS, cpu S".
+ * One thread leaves the other CPU of a two-CPU machine to the sampler.
+ */
+static volatile sig_atomic_t ticks;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	ticks++;
+}
+
+static double cpu_of(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int target(unsigned long rounds)
+{
+	double t0;
+	unsigned long sum;
+	sigset_t all;
+
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, NULL))
+		return 1;
+	t0 = cpu_of(CLOCK_THREAD_CPUTIME_ID);
+	sum = work(rounds);
+	fprintf(stderr, "work: tid %d %.6f %.6f (%lu)\n", (int)gettid(),
+		cpu_of(CLOCK_THREAD_CPUTIME_ID) - t0, cpu_of(CLOCK_THREAD_CPUTIME_ID), sum);
+	return 0;
+}
+
+static int ticks_target(unsigned long rounds)
+{
+	struct itimerval on = { { 0, 10000 }, { 0, 10000 } }, off = { 0 };
+	struct sigaction sa = { .sa_handler = on_tick, .sa_flags = SA_RESTART };
+	unsigned long sum;
+
+	if (sigaction(SIGPROF, &sa, NULL) || setitimer(ITIMER_PROF, &on, NULL))
+		return 1;
+	sum = work(rounds);
+	setitimer(ITIMER_PROF, &off, NULL);
+	fprintf(stderr, "ticks: %d, cpu %.6f (%lu)\n", (int)ticks,
+		cpu_of(CLOCK_PROCESS_CPUTIME_ID), sum);
+	return 0;
+}
+
+/* One run of a target: its own measures, and its thread's samples. */
 struct timing {
-	double total;	/* wall seconds of the whole command */
-	double own;	/* the target's own measure of its work (its "work:" line) */
+	double cpu;		/* the work's CPU seconds (--work) */
+	double ticks;		/* ITIMER_PROF ticks per CPU second (--ticks) */
+	pid_t tid;
+	double life;		/* the thread's CPU seconds, all its life */
+	long samples;		/* samples taken of it (-1: not known) */
 };
 
-/* One run of @argv; *json gets codectl-run's report when @json_path. */
-static int run_timed(char *const argv[], const char *json_path, json_t **json, struct timing *t)
+/* The target's line ("work:" or "ticks:") from @path. */
+static int read_target_line(const char *path, struct timing *t)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, tid, tk;
+	double cpu;
+	char line[512];
+
+	*t = (struct timing){ .samples = -1 };
+	while (f && fgets(line, sizeof(line), f) && n != 3 && n != 2) {
+		n = sscanf(line, "work: tid %d %lf %lf", &tid, &t->cpu, &t->life);
+		if (n != 3)
+			n = sscanf(line, "ticks: %d, cpu %lf", &tk, &cpu) == 2 ? 2 : 0;
+	}
+	if (f)
+		fclose(f);
+	if (n == 2)
+		t->ticks = tk / cpu;
+	t->tid = n == 3 ? tid : 0;
+	return n == 2 || n == 3 ? 0 : -1;
+}
+
+/* Samples of the thread: codectl-run's JSON "threads", or perf script's TIDs. */
+static void count_samples(const char *json_path, const char *perf_data, struct timing *t)
+{
+	json_t *j = json_path ? json_load_file(json_path, 0, NULL) : NULL, *th;
+	char cmd[512], line[64];
+	size_t i;
+	FILE *p;
+
+	json_array_foreach(json_object_get(j, "threads"), i, th)
+		if (json_integer_value(json_object_get(th, "tid")) == t->tid)
+			t->samples = json_integer_value(json_object_get(th, "taken"));
+	json_decref(j);
+	if (!perf_data)
+		return;
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F tid 2>/dev/null", perf_data);
+	p = popen(cmd, "r");
+	t->samples = 0;
+	while (p && fgets(line, sizeof(line), p))
+		t->samples += atoi(line) == t->tid;
+	if (p)
+		pclose(p);
+}
+
+/* One run of @argv (execvp), the target's line read from its standard error. */
+static int run_timed(char *const argv[], const char *json_path, const char *perf_data,
+		     struct timing *t)
 {
 	char err_path[] = "/tmp/bench-sample-err-XXXXXX";
-	int err_fd = mkstemp(err_path), status;
-	double t0 = now_ns();
-	FILE *f;
+	int err_fd = mkstemp(err_path), status, ret = -1;
 	pid_t pid;
 
 	if (err_fd < 0)
@@ -337,84 +450,182 @@ static int run_timed(char *const argv[], const char *json_path, json_t **json, s
 
 		dup2(null, STDOUT_FILENO);
 		dup2(err_fd, STDERR_FILENO);
-		execv(argv[0], argv);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	close(err_fd);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
-		return -1;
-	t->total = (now_ns() - t0) / 1e9;
-	t->own = -1;
-	f = fopen(err_path, "r");
-	if (f && fscanf(f, "work: %lf", &t->own) != 1)
-		t->own = -1;
-	if (f)
-		fclose(f);
-	unlink(err_path);
-	if (json_path && json) {
-		json_decref(*json);
-		*json = json_load_file(json_path, 0, NULL);
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    !WEXITSTATUS(status) && !read_target_line(err_path, t)) {
+		count_samples(json_path, perf_data, t);
+		ret = 0;
 	}
-	return t->own < 0 ? -1 : 0;
+	unlink(err_path);
+	return ret;
 }
 
-static int cmp_timing(const void *a, const void *b)
+/* The ways the target is run, side by side. */
+enum config { ALONE, PERF, RING, RING_OFF, STOP, STOP_OFF, TICKS_ALONE, TICKS_RING, NCONFIG };
+
+static const char *const config_name[NCONFIG] = {
+	[ALONE] = "alone",
+	[PERF] = "perf record -F 999 --call-graph dwarf",
+	[RING] = "codectl-run (ring)",
+	[RING_OFF] = "codectl-run (ring) --no-crosscheck",
+	[STOP] = "codectl-run --sampler stop",
+	[STOP_OFF] = "codectl-run --sampler stop --no-crosscheck",
+	[TICKS_ALONE] = "ITIMER_PROF alone",
+	[TICKS_RING] = "ITIMER_PROF under codectl-run (ring)",
+};
+
+/* @c's command line for the target doing @rounds; NULL-terminated in @argv. */
+static void config_argv(enum config c, const char *self, const char *rounds, const char *json,
+			const char *perf_data, const char *argv[24])
 {
-	double x = ((const struct timing *)a)->own, y = ((const struct timing *)b)->own;
+	size_t n = 0;
+
+	if (c == PERF) {
+		static const char *const perf[] = { "perf", "record", "-q", "-F", "999",
+						    "--call-graph", "dwarf", "-o" };
+
+		for (size_t i = 0; i < sizeof(perf) / sizeof(perf[0]); i++)
+			argv[n++] = perf[i];
+		argv[n++] = perf_data;
+		argv[n++] = "--";
+	} else if (c != ALONE && c != TICKS_ALONE) {
+		argv[n++] = CODECTL_RUN;
+		argv[n++] = "-q";
+		argv[n++] = "--freq";
+		argv[n++] = "999";
+		argv[n++] = "--json";
+		argv[n++] = json;
+		if (c == STOP || c == STOP_OFF) {
+			argv[n++] = "--sampler";
+			argv[n++] = "stop";
+		}
+		if (c == RING_OFF || c == STOP_OFF)
+			argv[n++] = "--no-crosscheck";
+		argv[n++] = "--";
+	}
+	argv[n++] = self;
+	argv[n++] = c >= TICKS_ALONE ? "--ticks" : "--work";
+	argv[n++] = rounds;
+	argv[n] = NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-/* The run with the median own time of three. */
-static int median3(char *const argv[], const char *json_path, json_t **json, struct timing *m)
+static double median(double *v, int n)
 {
-	struct timing t[3];
-
-	for (int i = 0; i < 3; i++)
-		if (run_timed(argv, json_path, json, &t[i]))
-			return -1;
-	qsort(t, 3, sizeof(t[0]), cmp_timing);
-	*m = t[1];
-	return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int part_runs(const char *self, const char *rounds)
-{
-	char json_path[] = "/tmp/bench-sample-XXXXXX";
-	int fd = mkstemp(json_path);
-	json_t *json = NULL, *cost;
-	char *alone[] = { (char *)self, "--work", (char *)rounds, NULL };
-	char *off[] = { CODECTL_RUN, "-q", "--freq", "1000", "--no-crosscheck", "--json",
-			json_path, "--", (char *)self, "--work", (char *)rounds, NULL };
-	char *on[] = { CODECTL_RUN, "-q", "--freq", "1000", "--json", json_path, "--",
-		       (char *)self, "--work", (char *)rounds, NULL };
-	struct timing a, n, c;
+#define MAX_ROUNDS 9
 
-	if (fd < 0)
+/* What the rounds measured of one configuration. */
+struct config_result {
+	int n;
+	double cpu[MAX_ROUNDS];
+	double ticks[MAX_ROUNDS];
+	double rate[MAX_ROUNDS];	/* samples per CPU second of the thread */
+};
+
+static void record(struct config_result *r, const struct timing *t)
+{
+	r->cpu[r->n] = t->cpu;
+	r->ticks[r->n] = t->ticks;
+	r->rate[r->n] = t->samples < 0 ? -1 : t->samples / t->life;
+	r->n++;
+}
+
+/* Does perf (from $PATH) record here? */
+static bool perf_works(const char *perf_data)
+{
+	char *const argv[] = { "perf", "record", "-q", "-o", (char *)perf_data, "--", "true", NULL };
+	int status, null;
+	pid_t pid = bench_fork();
+
+	if (pid == 0) {
+		null = open("/dev/null", O_WRONLY);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+static void print_results(struct config_result *res, bool have_perf)
+{
+	double alone = median(res[ALONE].cpu, res[ALONE].n), perf = 0, slow;
+
+	if (have_perf)
+		perf = median(res[PERF].cpu, res[PERF].n) / alone - 1;
+	printf("2. a thread's own CPU time for the same work (it blocks every signal), 999 Hz, "
+	       "median of %d alternated rounds:\n", res[ALONE].n);
+	for (int c = 0; c < TICKS_ALONE; c++) {
+		if (!res[c].n)
+			continue;
+		slow = median(res[c].cpu, res[c].n) / alone - 1;
+		printf("   %-44s %+6.2f %%", config_name[c], slow * 100);
+		if (c != ALONE)
+			printf("  %5.0f samples/CPU-s", median(res[c].rate, res[c].n));
+		if (c == RING && have_perf)
+			printf("  %.2fx perf's (target <= 1.5x and <= 3 %%)",
+			       perf > 0 ? slow / perf : 0);
+		if (c == STOP)
+			printf("  (target <= 6 %%)");
+		printf("\n");
+	}
+	if (!have_perf)
+		printf("   perf record: not run (perf is not installed or does not work here: "
+		       "apt-get install linux-perf)\n");
+	alone = median(res[TICKS_ALONE].ticks, res[TICKS_ALONE].n);
+	slow = median(res[TICKS_RING].ticks, res[TICKS_RING].n);
+	printf("3. the program's own ITIMER_PROF ticks per CPU second: alone %.1f, under "
+	       "codectl-run (ring) %.1f (%+.2f %%; target within 2 %%)\n", alone, slow,
+	       (slow / alone - 1) * 100);
+}
+
+static int part_runs(const char *self, const char *rounds, int nrounds)
+{
+	char json[] = "/tmp/bench-sample-XXXXXX", perf_data[] = "/tmp/bench-sample-perf-XXXXXX";
+	int fd = mkstemp(json), pfd = mkstemp(perf_data), ret = 0;
+	struct config_result res[NCONFIG] = { 0 };
+	const char *argv[24];
+	struct timing t;
+	bool have_perf;
+
+	if (fd < 0 || pfd < 0)
 		return -1;
 	close(fd);
-	if (median3(alone, NULL, NULL, &a) || median3(off, json_path, &json, &n) ||
-	    median3(on, json_path, &json, &c) || !(cost = json_object_get(json, "cost"))) {
-		fprintf(stderr, "bench/sample: a timed run failed\n");
-		unlink(json_path);
-		return -1;
+	close(pfd);
+	have_perf = perf_works(perf_data);
+	for (int round = 0; round < nrounds && !ret; round++) {
+		for (int c = 0; c < NCONFIG && !ret; c++) {
+			if (c == PERF && !have_perf)
+				continue;
+			config_argv(c, self, rounds, json, perf_data, argv);
+			ret = run_timed((char *const *)argv, c > PERF && c != TICKS_ALONE ? json : NULL,
+					c == PERF ? perf_data : NULL, &t);
+			if (ret)
+				fprintf(stderr, "bench/sample: %s: a timed run failed\n",
+					config_name[c]);
+			else
+				record(&res[c], &t);
+		}
 	}
-	unlink(json_path);
-	printf("2. freeze per sample (codectl-run, 1 kHz, cross-check on): median %.1f us, "
-	       "p99 %.1f us, max %.1f us; %lld samples\n",
-	       json_real_value(json_object_get(cost, "freeze_median_us")),
-	       json_real_value(json_object_get(cost, "freeze_p99_us")),
-	       json_real_value(json_object_get(cost, "freeze_max_us")),
-	       json_integer_value(json_object_get(json_object_get(json, "samples"), "total")));
-	printf("3. a CPU-bound program's own wall time (median of 3): alone %.3f s; at 1 kHz "
-	       "without cross-check %.3f s (%.3fx), with cross-check %.3f s (%.3fx)\n",
-	       a.own, n.own, n.own / a.own, c.own, c.own / a.own);
-	printf("   whole command, start to report: alone %.3f s, without cross-check %.3f s "
-	       "(%.2fx), with %.3f s (%.2fx)\n", a.total, n.total, n.total / a.total, c.total,
-	       c.total / a.total);
-	json_decref(json);
-	return 0;
+	unlink(json);
+	unlink(perf_data);
+	if (!ret)
+		print_results(res, have_perf);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -424,14 +635,10 @@ int main(int argc, char **argv)
 	char self[4096];
 	ssize_t len;
 
-	if (argc > 2 && !strcmp(argv[1], "--work")) {
-		double t0 = now_ns();
-		unsigned long sum = work(strtoul(argv[2], NULL, 0));
-
-		/* the program's own wall time, without codectl-run's start and report */
-		fprintf(stderr, "work: %.6f s (%lu)\n", (now_ns() - t0) / 1e9, sum);
-		return 0;
-	}
+	if (argc > 2 && !strcmp(argv[1], "--work"))
+		return target(strtoul(argv[2], NULL, 0));
+	if (argc > 2 && !strcmp(argv[1], "--ticks"))
+		return ticks_target(strtoul(argv[2], NULL, 0));
 	b.reps = quick ? 20 : 200;
 	b.samples = calloc(NSAMPLES, sizeof(*b.samples));
 	b.registry = emu_registry_new(EMU_REGISTRY_DEFAULT_LIMIT);
@@ -443,7 +650,7 @@ int main(int argc, char **argv)
 	self[len] = '\0';
 	if (part_identical(&b))
 		return 1;
-	if (part_runs(self, quick ? "3000" : "60000"))
+	if (part_runs(self, quick ? "3000" : "40000", quick ? 1 : 5))
 		return 1;
 	emu_registry_free(b.registry);
 	free(b.samples);

@@ -31,6 +31,7 @@ struct walk {
 	bool exact;
 	bool topmost;
 	bool v16;
+	bool ra_below_sp;	/* the last step read the RA below SP */
 };
 
 /* The frame-pointer frame: CFA = FP + 16, RA at CFA - 8, caller FP at CFA - 16. */
@@ -123,6 +124,7 @@ static int step(struct walk *w, const struct emu_unwind_rule *rule, uint64_t *ra
 		return EMU_STOP_RA_RETAINED;
 	if (rule->ra.kind == EMU_LOC_SAME && (stop = reg_value(w, w->arch->ra_reg, &lr)))
 		return stop;
+	w->ra_below_sp = rule->ra.kind == EMU_LOC_CFA_DEREF && cfa + (uint64_t)rule->ra.off < w->sp;
 	stop = loc_value(w, &rule->ra, cfa, lr, ra);
 	if (!stop)
 		stop = loc_value(w, &rule->fp, cfa, w->fp, &fp);
@@ -366,6 +368,7 @@ static int next_frame(const struct emu_registry *r, struct walk *w,
 	int stop;
 
 	*tramp = false;
+	w->ra_below_sp = false;
 	stop = frame_rule(r, w, o, &rule, src, res);
 	if (stop)
 		return stop;
@@ -404,7 +407,8 @@ static void walk(const struct emu_registry *r, struct walk *w, const struct emu_
 			return;
 		}
 		frames[res->nframes++] = (struct emu_frame){
-			ra, src, src == EMU_SRC_SIGNAL ? EMU_FRAME_EXACT : 0,
+			ra, src, (src == EMU_SRC_SIGNAL ? EMU_FRAME_EXACT : 0) |
+				 (w->ra_below_sp ? EMU_FRAME_RA_BELOW_SP : 0),
 		};
 	}
 }

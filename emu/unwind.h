@@ -34,6 +34,11 @@ enum emu_frame_flags {
 					 * frame; look it up and name it as is */
 	EMU_FRAME_TRAMPOLINE = 1u << 1,	/* a signal return trampoline (its IP, at the
 					 * trampoline's first byte, is exact too) */
+	EMU_FRAME_RA_BELOW_SP = 1u << 2,	/* the rule that found it read the RA
+						 * below the callee's SP, where no
+						 * return address lives: the rule is
+						 * wrong, whatever was read (the kernel
+						 * steps on all the same) */
 };
 
 /**

@@ -136,6 +136,7 @@ static void usage(FILE *f)
 		"                          stop; stop: each sampled thread is stopped (no signal)\n"
 		"                          and our walk made during the stop, exact at any depth;\n"
 		"                          sigprof: SIGPROF stops each thread, the stack copied\n"
+		"                          at the stop\n"
 		"      --clock cpu|wall    cpu: in proportion to the CPU time a thread uses; wall:\n"
 		"                          every thread on the supervisor's timer, blocked ones\n"
 		"                          too (SIGPROF)\n"

@@ -4,7 +4,9 @@
  * unwinding with our own accessors, registers from the sample, memory from
  * the sample's reader (stack copy, then process_vm_readv); unwind info is
  * found by libunwind-ptrace's _UPT_find_proc_info (DWARF .eh_frame from the
- * files), UNW_CACHE_GLOBAL, flushed when the mappings change. The argument libunwind hands to
+ * files), UNW_CACHE_PER_THREAD (no lock, no signal mask: the global cache
+ * masks every signal around each use, two system calls per step), flushed
+ * when the mappings change or the thread walked another process last. The argument libunwind hands to
  * our callbacks is either our per-walk context (from unw_init_remote) or, for
  * reads made inside _UPT_find_proc_info, the UPT_info itself: libunwind casts
  * that argument to its struct UPT_info, so it must be the _UPT_create()
@@ -27,6 +29,7 @@
 #include "mapped_files.h"
 #include "oracle.h"
 #include "supervisor/core/as_tracee.h"
+#include "supervisor/core/clock.h"
 
 /*
  * Why libunwind cannot check frames past the first JIT frame
@@ -53,18 +56,24 @@
 
 /**
  * struct ref_unwinder - one process's libunwind state
- * @as: a remote address space with UNW_CACHE_GLOBAL (flushed when the
- *	mappings change)
+ * @as: a remote address space with UNW_CACHE_PER_THREAD (flushed when the
+ *	mappings change, and for the calling thread's cache when it walked
+ *	another address space last)
  * @upt: _UPT_create(@pid): the argument every _UPT_* callback gets, and
  *	the ELF image cache it keeps
  * @files: which mapped files _UPT_find_proc_info may open
+ * @upt_empty: @upt keeps no ELF image or table: its last lookup was a
+ *	refusal, or it is new (a refusal again would only read the maps)
+ * @born_ns: when @as was made (CLOCK_MONOTONIC; struct oracle_walker)
  * @who: the process they are opened for, with its credentials (its
  *	modules': read once per sample for both)
  */
 struct ref_unwinder {
 	void *as;
 	void *upt;
+	bool upt_empty;
 	pid_t pid;
+	uint64_t born_ns;
 	struct mapped_files files;
 	struct as_tracee_id *who;
 };
@@ -143,7 +152,9 @@ static bool in_jit(const struct emu_registry *registry, uint64_t ip)
  */
 static int refuse(struct ref_ctx *c, unw_addr_space_t as, unw_proc_info_t *pi)
 {
-	_UPT_find_proc_info(as, NO_MAPPING, pi, 0, c->upt);
+	if (!c->r->upt_empty)
+		_UPT_find_proc_info(as, NO_MAPPING, pi, 0, c->upt);
+	c->r->upt_empty = true;
 	return -UNW_ENOINFO;
 }
 
@@ -166,6 +177,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	if (mapped_files_check(&c->r->files, c->r->who, ip) || as_tracee_enter(&creds, c->r->who))
 		return refuse(c, as, pi);
 	ret = _UPT_find_proc_info(as, ip, pi, need, c->upt);
+	c->r->upt_empty = false;
 	as_tracee_leave(&creds);
 	return ret;
 }
@@ -236,6 +248,7 @@ static int open_state(void **state, pid_t pid, struct modules *mods)
 	mapped_files_init(&r->files, pid);
 	r->who = &mods->who;
 	r->upt = _UPT_create(pid);
+	r->upt_empty = true;
 	if (!r->upt) {
 		close_state(r);
 		return -ENOMEM;
@@ -250,7 +263,8 @@ static int open_state(void **state, pid_t pid, struct modules *mods)
 		close_state(r);
 		return -ENOMEM;
 	}
-	unw_set_caching_policy(r->as, UNW_CACHE_GLOBAL);
+	unw_set_caching_policy(r->as, UNW_CACHE_PER_THREAD);
+	r->born_ns = clock_now_ns();
 	*state = r;
 	return 0;
 }
@@ -268,6 +282,7 @@ static bool fresh_state(struct ref_unwinder *r)
 		return false;
 	_UPT_destroy(r->upt);
 	r->upt = fresh;
+	r->upt_empty = true;
 	unw_flush_cache(r->as, 0, 0);
 	return true;
 }
@@ -327,7 +342,12 @@ static int walk(void *state, const struct oracle_input *in, struct oracle_walk *
 	struct ref_unwinder *r = state;
 	int ret;
 
-	mapped_files_new_sample(&r->files);
+	if (in->walker->libunwind_space != r->as || in->walker->libunwind_born_ns != r->born_ns) {
+		unw_flush_cache(r->as, 0, 0);	/* the thread's cache holds another's */
+		in->walker->libunwind_space = r->as;
+		in->walker->libunwind_born_ns = r->born_ns;
+	}
+	mapped_files_new_sample(&r->files, in->taken_ns);
 	ret = walk_once(r, in, w);
 	w->retries = 0;
 	if (w->n > 1 || w->max < 2 || in_jit(in->registry, in->regs[ORACLE_REGS - 1]))

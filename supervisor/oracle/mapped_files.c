@@ -9,6 +9,7 @@
 
 #include "mapped_files.h"
 #include "supervisor/core/as_tracee.h"
+#include "supervisor/core/clock.h"
 
 #define UNCHECKED 1
 
@@ -29,7 +30,7 @@ void mapped_files_forget(struct mapped_files *mf)
 	free_all(mf->v, mf->n);
 	mf->v = NULL;
 	mf->n = 0;
-	mf->fresh = false;
+	mf->read_ns = 0;
 }
 
 void mapped_files_free(struct mapped_files *mf)
@@ -38,9 +39,9 @@ void mapped_files_free(struct mapped_files *mf)
 	*mf = (struct mapped_files){ 0 };
 }
 
-void mapped_files_new_sample(struct mapped_files *mf)
+void mapped_files_new_sample(struct mapped_files *mf, uint64_t taken_ns)
 {
-	mf->fresh = false;
+	mf->sample_ns = taken_ns;
 }
 
 /* The mapping holding @addr (binary search: /proc/PID/maps is in address order). */
@@ -126,7 +127,7 @@ static int read_maps(struct mapped_files *mf)
 		carry_verdicts(mf, v, n);
 	mapped_files_forget(mf);
 	mf->reads++;
-	mf->fresh = true;
+	mf->read_ns = clock_now_ns();
 	if (err) {
 		free_all(v, n);
 		return err;
@@ -142,7 +143,7 @@ int mapped_files_check(struct mapped_files *mf, struct as_tracee_id *who, uint64
 	char path[PATH_MAX];
 	int fd, err;
 
-	if (!f && !mf->fresh) {
+	if (!f && (!mf->read_ns || mf->read_ns < mf->sample_ns)) {
 		err = read_maps(mf);
 		if (err)
 			return err;

@@ -35,15 +35,17 @@ struct mapped_file {
  * struct mapped_files - a process's mappings, read when first needed
  * @pid: the process
  * @v, @n: its mappings in address order (@v NULL until read)
- * @fresh: read during this sample: an address no mapping holds does not
- *	make them be read again
+ * @read_ns: when they were read (CLOCK_MONOTONIC), 0 until then
+ * @sample_ns: when the sample being walked was taken: an address no mapping
+ *	holds reads them again only when they were read before it
  * @reads: times /proc/PID/maps was read (for tests)
  */
 struct mapped_files {
 	pid_t pid;
 	struct mapped_file *v;
 	size_t n;
-	bool fresh;
+	uint64_t read_ns;
+	uint64_t sample_ns;
 	unsigned long reads;
 };
 
@@ -56,8 +58,12 @@ void mapped_files_free(struct mapped_files *mf);
 /** mapped_files_forget() - the mappings changed: read them again when needed. */
 void mapped_files_forget(struct mapped_files *mf);
 
-/** mapped_files_new_sample() - a new sample: an unknown address may read the mappings again. */
-void mapped_files_new_sample(struct mapped_files *mf);
+/**
+ * mapped_files_new_sample() - a new sample, taken at @taken_ns
+ * (CLOCK_MONOTONIC): an unknown address reads the mappings again when they
+ * were read before it
+ */
+void mapped_files_new_sample(struct mapped_files *mf, uint64_t taken_ns);
 
 struct as_tracee_id;
 

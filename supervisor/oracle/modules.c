@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "module_files.h"
+#include "supervisor/core/clock.h"
 #include "modules.h"
 
 /* Every file through as_tracee_open() (module_files.h), none by libdwfl's own open(). */
@@ -35,9 +36,9 @@ void modules_invalidate(struct modules *m)
 	m->reported = false;
 }
 
-void modules_new_sample(struct modules *m)
+void modules_new_sample(struct modules *m, uint64_t taken_ns)
 {
-	m->fresh = false;
+	m->sample_ns = taken_ns;
 	as_tracee_id_new_sample(&m->who);
 }
 
@@ -78,7 +79,7 @@ Dwfl *modules_dwfl(struct modules *m)
 			return NULL;
 		module_files_tag(m->dwfl, &m->who);
 		m->reported = true;
-		m->fresh = true;	/* until the next sample */
+		m->reported_ns = clock_now_ns();
 	}
 	return m->dwfl;
 }
@@ -100,8 +101,8 @@ Dwfl_Module *modules_at(struct modules *m, uint64_t ip)
 	Dwfl *dwfl = modules_dwfl(m);
 	Dwfl_Module *mod = module_at(dwfl, ip);
 
-	if (mod || !dwfl || m->fresh)
-		return mod;
+	if (mod || !dwfl || m->reported_ns >= m->sample_ns)
+		return mod;	/* found, or not there when the sample was taken */
 	m->reported = false;
 	return module_at(modules_dwfl(m), ip);
 }

@@ -22,8 +22,9 @@ struct Dwfl_Module;
  * @reported: the Dwfl holds the current modules (until modules_invalidate())
  * @ever_reported: they were reported at least once (an exited process's
  *	last list is then kept)
- * @fresh: reported during this sample: an unknown address does not make
- *	them be read again
+ * @reported_ns: when they were reported last (CLOCK_MONOTONIC)
+ * @sample_ns: when the sample being walked was taken: an unknown address
+ *	reports them again only when they were reported before it
  */
 struct modules {
 	struct Dwfl *dwfl;
@@ -31,7 +32,8 @@ struct modules {
 	struct as_tracee_id who;
 	bool reported;
 	bool ever_reported;
-	bool fresh;
+	uint64_t reported_ns;
+	uint64_t sample_ns;
 };
 
 /** modules_init() - an empty view of process @pid (modules read on first use). */
@@ -43,8 +45,11 @@ void modules_free(struct modules *m);
 /** modules_invalidate() - the mappings changed: report the modules again on next use. */
 void modules_invalidate(struct modules *m);
 
-/** modules_new_sample() - a new sample: an unknown address may read the modules again. */
-void modules_new_sample(struct modules *m);
+/**
+ * modules_new_sample() - a new sample, taken at @taken_ns (CLOCK_MONOTONIC):
+ * an unknown address reads the modules again when they were read before it
+ */
+void modules_new_sample(struct modules *m, uint64_t taken_ns);
 
 /** modules_dwfl() - the Dwfl with the process's current modules; NULL when unreadable. */
 struct Dwfl *modules_dwfl(struct modules *m);

@@ -22,18 +22,39 @@
 #define ORACLE_REGS 17
 
 /**
+ * struct oracle_walker - what one thread of ours that walks keeps between
+ * walks of any process's samples
+ * @libunwind_space: the libunwind address space it walked last, and
+ * @libunwind_born_ns: when that space was made (CLOCK_MONOTONIC; a space
+ *	made later at the same address is another): libunwind's register-state
+ *	cache is per thread (UNW_CACHE_PER_THREAD, which takes no lock and
+ *	masks no signal) and keyed by IP alone, so a walk in another process's
+ *	address space starts with it flushed
+ */
+struct oracle_walker {
+	const void *libunwind_space;
+	uint64_t libunwind_born_ns;
+};
+
+/**
  * struct oracle_input - one stopped thread, as every oracle gets it
  * @tid: the thread
  * @regs: its registers by DWARF number (ORACLE_REGS; the last is its IP)
  * @mem: its process's memory as of the stop (not owned)
  * @registry: its process's registrations: no unwind info is looked for in
  *	files for code in a JIT registration (not owned)
+ * @walker: the calling thread's walker state (not owned; one per thread of
+ *	ours that walks)
+ * @taken_ns: when the sample was taken (CLOCK_MONOTONIC): mappings read
+ *	after it are not read again for an address they do not hold
  */
 struct oracle_input {
 	pid_t tid;
 	const uint64_t *regs;
 	const struct emu_accessor *mem;
 	const struct emu_registry *registry;
+	struct oracle_walker *walker;
+	uint64_t taken_ns;
 };
 
 #define ORACLE_CFI_CACHE 4096	/* PCs whose CFI coverage is kept per process */

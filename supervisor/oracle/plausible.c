@@ -248,6 +248,19 @@ static enum plausible check_target(struct plausibility *p, const struct plausibl
 	return tail_path(p, env, ts, te, &c, TAIL_DEPTH);
 }
 
+bool plausible_return_trampoline(const struct emu_accessor *mem, uint64_t ip)
+{
+	static const uint8_t start_context[] = {
+		0x48, 0x89, 0xdc,		/* mov %rbx,%rsp */
+		0x48, 0x8b, 0x3c, 0x24,		/* mov (%rsp),%rdi */
+		0x48, 0x85, 0xff,		/* test %rdi,%rdi */
+	};
+	uint8_t code[sizeof(start_context)];
+
+	return !mem->read(mem->ctx, ip, code, sizeof(code)) &&
+	       !memcmp(code, start_context, sizeof(code));
+}
+
 /* One frame: @ip with @flags, below it (called by it) the frame at @callee_addr. */
 static enum plausible judge(struct plausibility *p, const struct plausible_env *env,
 			    uint64_t ip, uint8_t flags, uint64_t callee_addr)

@@ -93,6 +93,17 @@ void plausibility_invalidate(struct plausibility *p);
 void plausibility_judge(struct plausibility *p, const struct plausible_env *env,
 			const uint64_t *ips, const uint8_t *flags, unsigned int n, uint8_t *out);
 
+/**
+ * plausible_return_trampoline() - is @ip, a return address no call put
+ * there, one by construction: glibc's __start_context (x86-64), which
+ * makecontext(3) stores as a coroutine's return address, as the kernel
+ * stores the signal restorer? Told by its code read through @mem ("mov
+ * %rbx,%rsp; mov (%rsp),%rdi; test %rdi,%rdi", the same in glibc 2.36 to
+ * 2.42), so it holds without libc's symbols. The thread resumes at its
+ * first byte: the frame is exact (looked up and named at @ip).
+ */
+bool plausible_return_trampoline(const struct emu_accessor *mem, uint64_t ip);
+
 /** plausibility_hits() - verdicts answered from the cache, and all verdicts made (stats). */
 void plausibility_counts(const struct plausibility *p, unsigned long *hits,
 			 unsigned long *total);

@@ -45,9 +45,9 @@ void symbols_free(struct symbols *s)
 	*s = (struct symbols){ 0 };
 }
 
-void symbols_new_sample(struct symbols *s)
+void symbols_new_sample(struct symbols *s, uint64_t taken_ns)
 {
-	modules_new_sample(&s->mods);
+	modules_new_sample(&s->mods, taken_ns);
 	perf_map_new_sample(&s->perf);
 }
 

@@ -36,8 +36,12 @@ void symbols_free(struct symbols *s);
 /** symbols_invalidate() - the mappings changed: modules read again, texts made again. */
 void symbols_invalidate(struct symbols *s);
 
-/** symbols_new_sample() - a new sample: the modules and the perf map may be read again. */
-void symbols_new_sample(struct symbols *s);
+/**
+ * symbols_new_sample() - a new sample, taken at @taken_ns (CLOCK_MONOTONIC):
+ * the modules may be read again when they were read before it, the perf map
+ * once more
+ */
+void symbols_new_sample(struct symbols *s, uint64_t taken_ns);
 
 /**
  * symbols_name() - "function+0xOFF", "[object+0xOFF]" or "0xADDR" for tracee

@@ -100,8 +100,10 @@ static void after_covered(const struct sample_walks_in *in, struct sample_verdic
 	unsigned int ref_bad = first_bad(in->ref_plaus, d, in->n_ref);
 	uint8_t finding = row_finding(in, v, d);
 
-	if (finding)
+	if (finding) {
+		v->has_step = true;	/* the row's step ended the walk */
 		return wrong(v, SC_OURS_WRONG, in->n, finding);
+	}
 	if (ours_bad < in->n && ours_bad <= d)	/* our fallback went wrong first */
 		return wrong(v, SC_ASTRAY, ours_bad, in->plaus[ours_bad]);
 	if (ref_bad < in->n_ref && (ref_bad == d || d == in->n))
@@ -184,7 +186,8 @@ bool classify_disagrees(const struct sample_verdict *v)
 
 bool classify_needs_third_opinion(const struct sample_verdict *v)
 {
-	return v->cls == SC_DIVERGED;
+	/* a difference among frames read past the copy compares two moments */
+	return v->cls == SC_DIVERGED && classify_outcome(v) != OUTCOME_PAST_COPY;
 }
 
 void classify_side(struct sample_verdict *v, const struct sample_walks_in *in,
@@ -310,5 +313,7 @@ const char *classify_why_name(uint8_t why)
 		return "ra-zero-not-outermost";
 	if (why == WHY_ROW_FAULT)
 		return "row-fault";
+	if (why == WHY_RA_BELOW_SP)
+		return "ra-below-sp";
 	return why ? plausible_name(why) : "";
 }

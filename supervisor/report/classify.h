@@ -94,7 +94,8 @@ enum sample_outcome {
  */
 #define WHY_RA_ZERO_NOT_OUTERMOST PLAUSIBLE_COUNT	/* RA 0 through a row not marked outermost */
 #define WHY_ROW_FAULT (PLAUSIBLE_COUNT + 1)	/* a step by a row faulted (read, CFA) */
-#define WHY_COUNT (PLAUSIBLE_COUNT + 2)
+#define WHY_RA_BELOW_SP (PLAUSIBLE_COUNT + 2)	/* its rule read the RA below SP */
+#define WHY_COUNT (PLAUSIBLE_COUNT + 3)
 
 /* No frame of the walk is in JIT code. */
 #define SAMPLE_NO_JIT_FRAME UINT_MAX
@@ -137,7 +138,8 @@ struct sample_walks_in {
  * @covered: frames in our covered prefix (>= 1)
  * @jit_frame: index of the first frame whose IP is in JIT code, the last
  *	frame libunwind can check (SAMPLE_NO_JIT_FRAME: none)
- * @has_step: the walk took at least one SFrame/JIT step (@covered >= 2)
+ * @has_step: the walk took at least one SFrame/JIT step (@covered >= 2, or
+ *	a row's step ended it wrongly: RA 0, a fault)
  * @agrees: the covered prefix equals libunwind's frames (as far as they can
  *	be checked), with a step, and none of it implausible
  * @first_difference: index of the first frame that differs (or the shorter
@@ -166,7 +168,11 @@ struct sample_verdict {
 /** classify_sample() - the verdict on @in's walks (elfutils' side comes later). */
 void classify_sample(const struct sample_walks_in *in, struct sample_verdict *v);
 
-/** classify_needs_third_opinion() - should elfutils be asked about @v's sample? */
+/**
+ * classify_needs_third_opinion() - should elfutils be asked about @v's sample?
+ * Only about a divergence it can decide: not one among frames read past the
+ * stack copy (OUTCOME_PAST_COPY), which compares two moments of the stack.
+ */
 bool classify_needs_third_opinion(const struct sample_verdict *v);
 
 /**

@@ -174,6 +174,20 @@ static json_t *coverage_json(const struct sample_stats *st)
 	return o;
 }
 
+static json_t *threads_json(const struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_thread **v = stats_threads_sorted(st, &n);
+	json_t *a = json_array();
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("{s:i,s:i,s:I,s:I}", "pid", (int)v[i]->tgid,
+			"tid", (int)v[i]->tid, "taken", (json_int_t)v[i]->taken,
+			"walked", (json_int_t)v[i]->walked));
+	free(v);
+	return a;
+}
+
 static json_t *places_json(const struct sample_stats *st)
 {
 	size_t n, i;
@@ -274,6 +288,7 @@ static int write_json(const struct report *r, FILE *f)
 	if (!root)
 		return -1;
 	json_object_set_new(root, "places", places_json(st));
+	json_object_set_new(root, "threads", threads_json(st));
 	json_object_set_new(root, "supervisor", usage_json(r));
 	if (st->stacks)
 		json_object_set(root, "stacks", st->stacks);

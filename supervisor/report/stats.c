@@ -19,12 +19,13 @@ int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns)
 	return 0;
 }
 
-static void free_object(void *node)
+/* An entry of the objects', folded stacks' or threads' tree: its key, then counts. */
+static void free_keyed(void *node)
 {
-	struct stats_object *o = node;
+	char **key = node;
 
-	free(o->name);
-	free(o);
+	free(*key);
+	free(node);
 }
 
 static void free_place(void *node)
@@ -37,26 +38,20 @@ static void free_place(void *node)
 	free(p);
 }
 
-static void free_folded(void *node)
-{
-	struct stats_folded *f = node;
-
-	free(f->stack);
-	free(f);
-}
 
 void stats_free(struct sample_stats *st)
 {
-	tdestroy(st->objects, free_object);
+	tdestroy(st->objects, free_keyed);
 	tdestroy(st->places, free_place);
-	tdestroy(st->folded, free_folded);
+	tdestroy(st->folded, free_keyed);
+	tdestroy(st->threads, free_keyed);
 	json_decref(st->disagreements);
 	json_decref(st->stacks);
 	free(st->freeze_ns);
 	*st = (struct sample_stats){ 0 };
 }
 
-/* All three trees are keyed by the string their entries start with. */
+/* All four trees are keyed by the string their entries start with. */
 static int cmp_key(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -298,6 +293,21 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 		f->count++;
 }
 
+/* Thread @tid's entry, made on first use; NULL on ENOMEM. */
+static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pid_t tid)
+{
+	struct stats_thread *t;
+	char key[32];
+
+	snprintf(key, sizeof(key), "%d/%d", (int)tgid, (int)tid);
+	t = entry(&st->threads, key, sizeof(*t));
+	if (t) {
+		t->tgid = tgid;
+		t->tid = tid;
+	}
+	return t;
+}
+
 static void add_object(struct sample_stats *st, const struct sample_walks *w, const char *object)
 {
 	struct stats_object *o = entry(&st->objects, object ? object : "[unknown]", sizeof(*o));
@@ -356,10 +366,14 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	bool disagrees = classify_disagrees(&w->v);
 	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
 	struct stats_place *place = NULL;
+	struct stats_thread *thread;
 	json_t *j = NULL;
 
 	add_counts(st, w);
 	add_object(st, w, object);
+	thread = thread_entry(st, w->tgid, w->tid);
+	if (thread)
+		thread->walked++;
 	if (folded)
 		add_folded(st, w, names);
 	if (disagrees) {
@@ -383,6 +397,14 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 void stats_drop(struct sample_stats *st)
 {
 	st->dropped++;
+}
+
+void stats_taken(struct sample_stats *st, pid_t tgid, pid_t tid)
+{
+	struct stats_thread *t = thread_entry(st, tgid, tid);
+
+	if (t)
+		t->taken++;
 }
 
 double stats_agreement(const struct sample_stats *st)
@@ -480,6 +502,20 @@ struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *
 struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n)
 {
 	return (struct stats_object **)collect(st->objects, n, cmp_object);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct stats_thread *x = *(void *const *)a, *y = *(void *const *)b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->tgid > y->tgid) - (x->tgid < y->tgid);
+}
+
+struct stats_thread **stats_threads_sorted(const struct sample_stats *st, size_t *n)
+{
+	return (struct stats_thread **)collect(st->threads, n, cmp_thread);
 }
 
 struct stats_folded **stats_folded_sorted(const struct sample_stats *st, size_t *n)

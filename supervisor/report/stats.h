@@ -117,6 +117,7 @@ struct sample_stats {
 	void *objects;		/* tsearch: struct stats_object by name */
 	void *places;		/* tsearch: struct stats_place by key */
 	void *folded;		/* tsearch: struct stats_folded by stack */
+	void *threads;		/* tsearch: struct stats_thread by "TGID/TID" */
 	json_t *disagreements;
 	unsigned long disagreements_total;
 	json_t *stacks;		/* --json-all, else NULL */
@@ -146,6 +147,18 @@ struct stats_folded {
 	unsigned long count;
 };
 
+/*
+ * One thread's samples: @taken by the kernel (or at its stop), @walked of
+ * them (the rest were dropped: the supervisor busy, the thread gone).
+ */
+struct stats_thread {
+	char *key;
+	pid_t tgid;
+	pid_t tid;
+	unsigned long taken;
+	unsigned long walked;
+};
+
 /** stats_init() - empty statistics; @keep_stacks for --json-all. Return: 0 or -ENOMEM. */
 int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns);
 
@@ -164,6 +177,9 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 /** stats_drop() - a sample lost (thread gone, registers unreadable). */
 void stats_drop(struct sample_stats *st);
 
+/** stats_taken() - thread @tid of process @tgid was sampled (walked or not). */
+void stats_taken(struct sample_stats *st, pid_t tgid, pid_t tid);
+
 /**
  * stats_agreement() - agreeing / cross-checked samples with an SFrame/JIT
  * step, or -1 when there is none (no such step, or --no-crosscheck)
@@ -178,6 +194,9 @@ struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *
 
 /** stats_objects_sorted() - objects by samples, most first; malloc'd, *@n entries. */
 struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n);
+
+/** stats_threads_sorted() - threads by TID; malloc'd, *@n entries. */
+struct stats_thread **stats_threads_sorted(const struct sample_stats *st, size_t *n);
 
 /** stats_folded_sorted() - folded stacks by count, most first; malloc'd, *@n entries. */
 struct stats_folded **stats_folded_sorted(const struct sample_stats *st, size_t *n);

@@ -209,8 +209,9 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 	if (st->stack_past_copy)
 		fprintf(r->log->f, "  %lu walks read the stack above its copy (--stack-size %zu), live "
 				"after the thread ran on: their outer frames may be of a later "
-				"moment and are not judged (past-copy); a larger --stack-size "
-				"reaches them\n", st->stack_past_copy, r->opts->stack_bytes);
+				"moment and are not judged (past-copy); --sampler stop walks "
+				"them exactly, a larger --stack-size (up to 65336 with the ring) "
+				"reaches more\n", st->stack_past_copy, r->opts->stack_bytes);
 	if (a >= 0)
 		fprintf(r->log->f, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
 				"agree with libunwind over their SFrame-covered frames)\n",

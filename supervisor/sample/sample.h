@@ -54,15 +54,18 @@ struct sample_ours {
  *	(sample_set_dwarf_regs())
  * @stack_start: tracee address of @stack[0] (SP - SAMPLE_RED_ZONE)
  * @stack, @stack_len: the copy, @stack_len bytes (owned by the sample queue)
- * @stack_map_start, @stack_map_end: the mapping holding SP (0, 0: unknown),
- *	the thread's stack: no frame-pointer step leaves it; the stack between
- *	the copy and its end is read live, after the thread ran on
+ * @stack_map_start, @stack_map_end: the mapping holding SP (0, 0: unknown;
+ *	our walk fills them in from mappings read after the sample when the
+ *	cached ones do not hold SP, as a stack grown since), the thread's
+ *	stack: no frame-pointer step leaves it; the stack between the copy and
+ *	its end is read live, after the thread ran on
  * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
  * @waited_ns: how long the signal waited to be taken (see trigger_waited_ns())
  * @programs_own: the program's own SIGPROF (delivered to it unchanged)
  * @stopped: our walk was made while the thread was stopped: what it read of
  *	the stack past the copy was the sample's own (--sampler stop)
- * @taken_ns: when the stop began (CLOCK_MONOTONIC)
+ * @taken_ns: when it was taken: the stop began, or the kernel's record's
+ *	time (CLOCK_MONOTONIC)
  * @truth_depth: the thread's depth in the program's own chain (truth.h),
  *	0 when it keeps none; @truth, @n_truth: its innermost return addresses,
  *	innermost first

@@ -105,7 +105,12 @@ int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
 		memcpy(buf, s->stack + (addr - s->stack_start), len);
 		return 0;
 	}
-	if (end > s->stack_start + s->stack_len && addr < s->stack_map_end) {
+	/*
+	 * The stack outside the copy, above it or below SP (a slot an epilogue
+	 * just popped, which a rule may still name), is read live: later.
+	 */
+	if ((addr < s->stack_start || end > s->stack_start + s->stack_len) &&
+	    addr < s->stack_map_end && end > s->stack_map_start) {
 		m->past_copy = true;
 		if (m->copy_only)
 			return -EFAULT;

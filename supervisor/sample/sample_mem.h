@@ -24,7 +24,8 @@ struct code_cache;
  * struct sample_mem - reader over one sample
  * @smp: the sample (not owned)
  * @remote_reads: process_vm_readv calls made; @remote_faults: pages unreadable
- * @past_copy: a read fell on the stack above the copy (read live, later)
+ * @past_copy: a read fell on the stack outside the copy, above it or below
+ *	SP (read live, later)
  * @copy_only: such reads fail (-EFAULT) instead: what the copy alone gives
  * @stack_high: the end of the highest read on the thread's stack (0: none)
  * @code, @maps: the process's code pages and the mappings that say which

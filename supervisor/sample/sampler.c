@@ -338,6 +338,7 @@ void sampler_on_sigprof(struct sampler *sm, struct thread *th)
 	ours = ts && trigger_is_ours(&sm->trig, ts, &si);
 	if (ours)
 		ts->samples++;
+	stats_taken(&sm->stats, th->proc ? th->proc->tgid : th->tid, th->tid);
 	if (sm->nqueued == SAMPLER_QUEUE) {
 		/* never make the thread wait for us */
 		ptrace(PTRACE_CONT, th->tid, 0, ours ? 0L : (long)SIGPROF);
@@ -439,6 +440,7 @@ static void take_record(void *ctx, const struct ring_record *rec)
 	const struct emu_vma *vma;
 	struct sample *smp;
 
+	stats_taken(&sm->stats, rec->pid, rec->tid);
 	if (sm->nqueued == SAMPLER_QUEUE) {
 		sm->stats.dropped_busy++;
 		return;
@@ -476,7 +478,10 @@ static void take_record(void *ctx, const struct ring_record *rec)
 
 static void take_record_stop(void *ctx, const struct ring_record *rec)
 {
-	ask_stop(ctx, rec->tid);
+	struct sampler *sm = ctx;
+
+	stats_taken(&sm->stats, rec->pid, rec->tid);
+	ask_stop(sm, rec->tid);
 }
 
 void sampler_drain(struct sampler *sm)

@@ -145,10 +145,33 @@ static bool judge_both(const struct walk_env *env, const struct emu_accessor *ac
 
 	w->in.plaus = judge(env, acc, b->ours_ips, b->bytes[WALK_OURS_FLAGS], w->in.n,
 			    b->bytes[WALK_OURS_PLAUS]);
+	/* an RA read below SP is wrong whatever it is */
+	for (unsigned int i = 1; w->in.plaus && i < w->in.n; i++)
+		if (w->in.ours[i].flags & EMU_FRAME_RA_BELOW_SP)
+			b->bytes[WALK_OURS_PLAUS][i] = WHY_RA_BELOW_SP;
 	w->in.ref_plaus = !w->in.have_ref ? NULL :
 			  judge(env, acc, w->in.ref, w->in.ref_flags, w->in.n_ref,
 				b->bytes[WALK_REF_PLAUS]);
 	return any_not_code(w->in.plaus, w->in.n) || any_not_code(w->in.ref_plaus, w->in.n_ref);
+}
+
+/*
+ * Return addresses no call put there, stored by construction (glibc's
+ * __start_context under a makecontext coroutine): where the thread resumes,
+ * exact, as a frame a signal interrupted is. Marked in our walk and
+ * libunwind's, so both are judged and named at the IP.
+ */
+static void mark_return_trampolines(const struct emu_accessor *acc, struct walk_buffers *b,
+				    struct sample_walks *w)
+{
+	for (unsigned int i = 1; i < w->in.n; i++)
+		if (!(b->ours[i].flags & EMU_FRAME_EXACT) &&
+		    plausible_return_trampoline(acc, b->ours[i].ip))
+			b->ours[i].flags |= EMU_FRAME_EXACT;
+	for (unsigned int i = 1; w->in.have_ref && i < w->in.n_ref; i++)
+		if (!(b->bytes[WALK_REF_FLAGS][i] & EMU_FRAME_EXACT) &&
+		    plausible_return_trampoline(acc, w->in.ref[i]))
+			b->bytes[WALK_REF_FLAGS][i] |= EMU_FRAME_EXACT;
 }
 
 /*
@@ -161,6 +184,7 @@ static void judge_walks(const struct walk_env *env, const struct sample *smp,
 {
 	struct walk_buffers *b = env->buf;
 
+	mark_return_trampolines(acc, b, w);
 	for (unsigned int i = 0; i < w->in.n; i++) {
 		b->ours_ips[i] = w->in.ours[i].ip;
 		b->bytes[WALK_OURS_FLAGS][i] = w->in.ours[i].flags;
@@ -339,6 +363,9 @@ static unsigned int past_copy_from(const struct walk_env *env, const struct emu_
 	for (i = 0; i < alt.nframes && i < res->nframes; i++)
 		if (b->ours_alt[i].ip != b->ours[i].ip || b->ours_alt[i].source != b->ours[i].source)
 			break;
+	/* a step whose rule read the RA below SP is wrong, whenever it read it */
+	if (i < res->nframes && (b->ours[i].flags & EMU_FRAME_RA_BELOW_SP))
+		return 0;
 	return i < res->nframes ? i : 0;
 }
 
@@ -356,7 +383,8 @@ static struct oracle_input oracle_input(const struct walk_env *env, const struct
 					const struct emu_accessor *acc)
 {
 	return (struct oracle_input){ .tid = smp->tid, .regs = smp->dwarf, .mem = acc,
-				      .registry = env->registry };
+				      .registry = env->registry, .walker = &env->buf->walker,
+				      .taken_ns = smp->taken_ns };
 }
 
 
@@ -467,6 +495,11 @@ void walk_ours(struct sample *smp, const struct walk_env *env)
 	uint64_t t0 = clock_now_ns();
 
 	stack_bounds(env, smp, &uopts);
+	if (!smp->stack_map_end) {
+		/* a stack grown below the cached mappings: reads above the copy are past it */
+		smp->stack_map_start = uopts.stack_lo;
+		smp->stack_map_end = uopts.stack_hi;
+	}
 	sample_mem_init(&b->mem, smp, env->code, env->maps);
 	acc = sample_mem_accessor(&b->mem);
 	to_emu_regs(smp, &regs);
@@ -496,7 +529,7 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 		return;
 	}
 	sample_mem_init(&b->mem, smp, env->code, env->maps);
-	symbols_new_sample(&env->oracles->sym);
+	symbols_new_sample(&env->oracles->sym, smp->taken_ns);
 	acc = sample_mem_accessor(&b->mem);
 	in = oracle_input(env, smp, &acc);
 	env->stats->ours_ns += smp->ours.ns;

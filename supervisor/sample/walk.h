@@ -33,7 +33,8 @@ enum walk_bytes {
  * struct walk_buffers - what every walk reuses: frame buffers of @max
  *	entries each (our frames, their IPs, libunwind's and elfutils' IPs,
  *	and per frame the flags and plausibility of each walk), the sample's
- *	memory reader, the reason's text
+ *	memory reader, the walking thread's oracle state (struct
+ *	oracle_walker: these buffers are used by one thread), the reason's text
  */
 struct walk_buffers {
 	unsigned int max;
@@ -45,6 +46,7 @@ struct walk_buffers {
 	uint64_t *elf;
 	uint8_t *bytes[WALK_BYTES];
 	struct sample_mem mem;
+	struct oracle_walker walker;
 	char reason[256];
 	char missing[64];
 };

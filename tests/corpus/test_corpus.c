@@ -573,11 +573,14 @@ static void check_agreement(struct vrun *v, const struct sample *s)
 
 /*
  * elfutils is asked exactly about disagreements within the covered prefix
- * that plausibility cannot decide (diverged), and sides with us.
+ * that plausibility cannot decide (diverged), and sides with us; not about
+ * one among frames read past the stack copy (past-copy), which compares
+ * two moments of a stack the thread went on changing.
  */
 static void check_side(struct vrun *v, const struct sample *s)
 {
-	bool disagrees = s->covered >= 2 && !strcmp(s->cls, "diverged");
+	bool disagrees = s->covered >= 2 && !strcmp(s->cls, "diverged") &&
+			 strcmp(jstr(s->j, "outcome") ?: "", "past-copy");
 
 	if (!disagrees) {
 		if (s->elfutils)
@@ -753,6 +756,9 @@ static void check_rules(struct vrun *v, const struct sample *s, const struct rul
 	char fn[FN_LEN], list[256];
 	const struct end *e;
 
+	/* frames read outside the stack copy are of a later moment: not the shape's */
+	if (!strcmp(jstr(s->j, "outcome") ?: "", "past-copy"))
+		return;
 	fn_at(s, s->covered - 1, fn);
 	e = end_of(r, fn, jstr(json_array_get(s->frames, s->covered - 1), "object"));
 	if (!e) {

@@ -4,12 +4,27 @@
  *   chaos       a garbage frame pointer under a spinning frame, code run from
  *               an anonymous page that is then unmapped, threads that exit as
  *               fast as they start, recursion 3000 deep
- *   own-prof    its own ITIMER_PROF profiler: every SIGPROF it gets must be
- *               the kernel's (SI_KERNEL), none of codectl-run's
+ *   own-prof    its own ITIMER_PROF profiler (10 ms) over 1 s of CPU time:
+ *               every SIGPROF it gets must be the kernel's (SI_KERNEL), none
+ *               of codectl-run's; prints its ticks and CPU time
+ *   own-timer   its own POSIX timer on the process CPU clock (10 ms, SIGPROF)
+ *               over 1 s of CPU time; prints the signals delivered and the
+ *               expiries merged into them (si_overrun): together exactly one
+ *               per 10 ms of CPU time, whatever the load, unless one was lost
  *   blocked     SIGPROF blocked while it spins for 300 ms of CPU time
  *   masked      two worker threads started with every signal blocked (as
  *               xz -T2 starts its workers) spinning 400 ms of CPU time each;
  *               prints each one's tid and CPU time
+ *   torn        two phases, each a recursion TORN_DEPTH frames of ~1 KiB deep
+ *               (rec_a / rec_b, ~160 KiB, deeper than any stack copy and than
+ *               the stack mapping at exec) with a spin at the bottom (spin_a /
+ *               spin_b), alternated every ~0.2 ms for 1 s of CPU time: a walk
+ *               of a copy that reads the rest of the stack live later finds
+ *               the other phase's frames there
+ *   coroutine   a coroutine made with makecontext(3), run by swapcontext:
+ *               co_entry -> co_work spinning 0.5 s of CPU time, co_entry
+ *               returning into __start_context (makecontext stores it as the
+ *               return address), which resumes main
  *   sleep       300 ms in nanosleep, next to no CPU time, through syscall(2)
  *               (nanosleep()'s own frames changed between glibc releases)
  *   spin        spins until killed
@@ -38,6 +53,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "self_sframe.h"
@@ -142,29 +158,159 @@ static int chaos(void)
 	return 0;
 }
 
-static volatile sig_atomic_t own, foreign;
+static volatile sig_atomic_t own, overruns, foreign;
+
+/* Counts SIGPROFs of si_code @own_code (SI_KERNEL or SI_TIMER) as own. */
+static volatile sig_atomic_t own_code;
 
 static void on_sigprof(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)uc;
-	if (si->si_code == SI_KERNEL)
-		own++;
-	else
+	if (si->si_code != own_code) {
 		foreign++;
+		return;
+	}
+	own++;
+	if (si->si_code == SI_TIMER)
+		overruns += si->si_overrun;
+}
+
+static int count_sigprof(int code)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigprof, .sa_flags = SA_SIGINFO | SA_RESTART };
+
+	own_code = code;
+	return sigaction(SIGPROF, &sa, NULL);
 }
 
 static int own_profiler(void)
 {
-	struct sigaction sa = { .sa_sigaction = on_sigprof, .sa_flags = SA_SIGINFO | SA_RESTART };
 	struct itimerval it = { .it_interval = { 0, 10000 }, .it_value = { 0, 10000 } };
 	struct itimerval off = { 0 };
 
-	if (sigaction(SIGPROF, &sa, NULL) || setitimer(ITIMER_PROF, &it, NULL))
+	if (count_sigprof(SI_KERNEL) || setitimer(ITIMER_PROF, &it, NULL))
 		return 1;
-	spin(0.5);
+	spin(1.0);
 	setitimer(ITIMER_PROF, &off, NULL);
-	printf("own-prof: %d own SIGPROFs, %d foreign\n", (int)own, (int)foreign);
+	printf("own-prof: %d own SIGPROFs, %d foreign, cpu %.6f\n", (int)own, (int)foreign,
+	       cpu_seconds());
 	return foreign || !own;
+}
+
+static int own_timer(void)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGPROF };
+	struct itimerspec it = { .it_interval = { 0, 10000000 }, .it_value = { 0, 10000000 } };
+	struct itimerspec off = { 0 };
+	timer_t timer;
+	double cpu;
+
+	if (count_sigprof(SI_TIMER) || timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer) ||
+	    timer_settime(timer, 0, &it, NULL))
+		return 1;
+	spin(1.0);
+	timer_settime(timer, 0, &off, NULL);
+	cpu = cpu_seconds();
+	printf("own-timer: %d delivered, %d overruns, %d foreign, cpu %.6f\n", (int)own,
+	       (int)overruns, (int)foreign, cpu);
+	return foreign || !own;
+}
+
+#define TORN_DEPTH 160
+
+__attribute__((noipa)) static unsigned long spin_a(unsigned long n)
+{
+	volatile unsigned long x = 0;
+
+	while (n--)
+		x += n;
+	return x;
+}
+
+__attribute__((noipa)) static unsigned long spin_b(unsigned long n)
+{
+	volatile unsigned long x = 0;
+
+	while (n--)
+		x ^= n;
+	return x;
+}
+
+/* Each frame holds 1 KiB: TORN_DEPTH of them reach far past the copy. */
+__attribute__((noipa)) static unsigned long rec_a(int depth)
+{
+	volatile char pad[1000];
+
+	pad[0] = (char)depth;
+	if (!depth)
+		return spin_a(500000) + pad[0];
+	return rec_a(depth - 1) + pad[0];
+}
+
+__attribute__((noipa)) static unsigned long rec_b(int depth)
+{
+	volatile char pad[1000];
+
+	pad[0] = (char)depth;
+	if (!depth)
+		return spin_b(500000) + pad[0];
+	return rec_b(depth - 1) + pad[0];
+}
+
+__attribute__((noipa)) static unsigned long phase_a(void)
+{
+	return rec_a(TORN_DEPTH);
+}
+
+__attribute__((noipa)) static unsigned long phase_b(void)
+{
+	return rec_b(TORN_DEPTH);
+}
+
+static int torn(void)
+{
+	double end = cpu_seconds() + 1.0;
+	unsigned long sum = 0, rounds = 0;
+
+	while (cpu_seconds() < end) {
+		sum += phase_a() + phase_b();
+		rounds++;
+	}
+	printf("torn: %lu rounds (%lu)\n", rounds, sum & 1);
+	return 0;
+}
+
+static ucontext_t co_main, co_ctx;
+
+__attribute__((noipa)) static unsigned long co_work(double seconds)
+{
+	double end = cpu_seconds() + seconds;
+	unsigned long n = 0;
+
+	while (cpu_seconds() < end)
+		n += count_down(20000);
+	return n;
+}
+
+__attribute__((noipa)) static void co_entry(void)
+{
+	co_work(0.5);
+}
+
+static int coroutine(void)
+{
+	static char stack[256 << 10] __attribute__((aligned(16)));
+
+	if (getcontext(&co_ctx))
+		return 1;
+	co_ctx.uc_stack.ss_sp = stack;
+	co_ctx.uc_stack.ss_size = sizeof(stack);
+	co_ctx.uc_link = &co_main;
+	makecontext(&co_ctx, co_entry, 0);
+	if (swapcontext(&co_main, &co_ctx))
+		return 1;
+	printf("coroutine: done\n");
+	return 0;
 }
 
 static int blocked(void)
@@ -386,10 +532,16 @@ int main(int argc, char **argv)
 		return chaos();
 	if (!strcmp(argv[1], "own-prof"))
 		return own_profiler();
+	if (!strcmp(argv[1], "own-timer"))
+		return own_timer();
 	if (!strcmp(argv[1], "blocked"))
 		return blocked();
 	if (!strcmp(argv[1], "masked"))
 		return masked();
+	if (!strcmp(argv[1], "torn"))
+		return torn();
+	if (!strcmp(argv[1], "coroutine"))
+		return coroutine();
 	if (!strcmp(argv[1], "sleep"))
 		return sleep_a_while();
 	if (!strcmp(argv[1], "bad-sframe"))

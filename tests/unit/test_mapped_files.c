@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "supervisor/core/as_tracee.h"
+#include "supervisor/core/clock.h"
 #include "supervisor/oracle/mapped_files.h"
 #include "test_tmp.h"
 
@@ -134,8 +135,11 @@ Test(mapped_files, a_mapped_file_is_checked_once_until_the_mappings_change)
 	cr_assert_eq(mapped_files_check(&mf, &who, c.file), 0);
 	cr_assert_eq(mapped_files_check(&mf, &who, c.anon), -ENOENT);
 	cr_assert_eq(mapped_files_check(&mf, &who, 0x1000), -ENOENT);
-	cr_assert_eq(mf.reads, 1);	/* one read per sample, whatever is not found */
-	mapped_files_new_sample(&mf);
+	cr_assert_eq(mf.reads, 1);	/* one read, whatever is not found */
+	mapped_files_new_sample(&mf, mf.read_ns - 1);	/* taken before that read */
+	cr_assert_eq(mapped_files_check(&mf, &who, 0x1000), -ENOENT);
+	cr_assert_eq(mf.reads, 1);
+	mapped_files_new_sample(&mf, clock_now_ns());	/* taken since */
 	cr_assert_eq(mapped_files_check(&mf, &who, 0x1000), -ENOENT);
 	cr_assert_eq(mf.reads, 2);
 	/* a FIFO in its place: the mapping now shows "lib (deleted)", no file of that name */

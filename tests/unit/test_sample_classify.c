@@ -174,6 +174,16 @@ Test(sample_classify, ra_zero_through_a_row_not_outermost_is_a_finding)
 	cr_assert_not(v.agrees);
 	cr_assert(classify_check_failed(&v));
 	cr_assert_str_eq(classify_why_name(v.why), "ra-zero-not-outermost");
+	cr_assert(v.has_step);
+	/* the first step already: a walk of frame 0 alone took that step too */
+	in = walks(plt, 1, plaus, NO_JIT, ref, 4, ref_plaus);
+	in.stop = EMU_STOP_RA_ZERO;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_OURS_WRONG);
+	cr_assert_eq(v.wrong_frame, 1);
+	cr_assert(v.has_step, "counted in with_sframe_step");
+	in = walks(plt, 2, plaus, NO_JIT, ref, 4, ref_plaus);
+	in.stop = EMU_STOP_RA_ZERO;
 	/* the same end by the frame-pointer fallback is no finding about a row */
 	in.stop_source = EMU_SRC_FP;
 	v = classify(&in);
@@ -585,6 +595,26 @@ Test(sample_classify, frames_read_past_the_copy_are_not_judged)
 	cr_assert_eq(v.cls, SC_BOTH_WRONG);
 	cr_assert_eq(classify_outcome(&v), OUTCOME_BOTH_WRONG);
 	cr_assert(classify_check_failed(&v));
+}
+
+/*
+ * The walks part at a frame read past the copy (each read the live stack at
+ * its own moment): not put to elfutils, not judged.
+ */
+Test(sample_classify, a_difference_past_the_copy_is_not_put_to_elfutils)
+{
+	const uint64_t ref[] = { 0x100, 0x200, 0x333, 0x400, 0x500 };
+	const uint8_t ref_plaus[] = { Y, Y, Y, Y, Y }, plaus[] = { Y, Y, Y, U, U };
+	struct sample_walks_in in = walks(covered3_fp2, 5, plaus, NO_JIT, ref, 5, ref_plaus);
+	struct sample_verdict v;
+
+	in.past_copy = 2;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_DIVERGED);
+	cr_assert_eq(v.first_difference, 2);
+	cr_assert_not(classify_needs_third_opinion(&v));
+	cr_assert_eq(classify_outcome(&v), OUTCOME_PAST_COPY);
+	cr_assert_not(classify_check_failed(&v));
 }
 
 /* A frame wrong before the first one read past the copy stays wrong. */

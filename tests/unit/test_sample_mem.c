@@ -7,6 +7,7 @@
  * Code pages of file mappings come from the process's code cache instead.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,4 +89,39 @@ Test(sample_mem, code_pages_are_kept_across_samples_until_the_mappings_change)
 	emu_mappings_free(&maps);
 	code_cache_free(cc);
 	free(heap);
+}
+
+/*
+ * A "stack" mapping of four words with the copy holding words 1 and 2 (SP
+ * at word 1): a read in the copy comes from it; word 3 (above it) and word
+ * 0 (below SP, a slot an epilogue just popped) are read live, and say so;
+ * with copy_only they fail.
+ */
+Test(sample_mem, the_stack_outside_the_copy_is_read_live_and_marked)
+{
+	static struct sample_mem m;
+	static uint64_t stack[4] = { 10, 11, 12, 13 };
+	static struct sample smp;
+	static uint64_t copy[2] = { 21, 22 };
+	uint64_t v;
+
+	smp = (struct sample){ .tid = getpid(), .tgid = getpid() };
+	smp.stack_start = (uintptr_t)&stack[1];
+	smp.stack = (uint8_t *)copy;
+	smp.stack_len = sizeof(copy);
+	smp.stack_map_start = (uintptr_t)&stack[0];
+	smp.stack_map_end = (uintptr_t)&stack[4];
+	sample_mem_init(&m, &smp, NULL, NULL);
+	cr_assert_eq(read_word(&m, &stack[2]), 22);
+	cr_assert_not(m.past_copy);
+	cr_assert_eq(read_word(&m, &stack[3]), 13);
+	cr_assert(m.past_copy, "above the copy");
+	sample_mem_init(&m, &smp, NULL, NULL);
+	cr_assert_eq(read_word(&m, &stack[0]), 10);
+	cr_assert(m.past_copy, "below SP");
+	m.copy_only = true;
+	cr_assert_eq(sample_mem_read(&m, (uintptr_t)&stack[0], &v, sizeof(v)), -EFAULT);
+	cr_assert_eq(sample_mem_read(&m, (uintptr_t)&stack[3], &v, sizeof(v)), -EFAULT);
+	cr_assert_eq(sample_mem_read(&m, (uintptr_t)&stack[1], &v, sizeof(v)), 0);
+	cr_assert_eq(v, 21);
 }

@@ -206,6 +206,37 @@ Test(unwind, cfa_not_above_sp)
 	cr_assert_eq(res.stop, EMU_STOP_CFA_NOT_ABOVE_SP);
 }
 
+/*
+ * A header putting the RA at CFA - 16 in a frame whose CFA is SP + 8: the
+ * RA is read from below SP, where none lives. The walk steps on, as the
+ * kernel's would, and marks the frame; a right rule's frame is not marked.
+ */
+Test(unwind, an_ra_read_below_sp_marks_the_frame)
+{
+	static const struct sfw_fre at_entry = { .start = 0, .sp_base = true, .count = 1,
+						 .words = { 8 } };
+	struct sfw_fde fde = { .func_start = FAKE_TEXT_A, .func_size = 16, .nfres = 1,
+			       .fres = &at_entry };
+	struct sfw_section sec = sfw_amd64(2, true, fake_next_addr(&fs));
+	uint8_t buf[512];
+	struct sfw_layout lay;
+	size_t len;
+
+	sec.fixed_ra = -16;
+	sec.fdes = &fde;
+	sec.nfdes = 1;
+	len = sfw_write(&sec, buf, sizeof(buf), &lay);
+	cr_assert_eq(fake_register_sframe(&fs, buf, len, FAKE_TEXT_A, FAKE_TEXT_A + 0x100), 0);
+	stk[19] = FAKE_TEXT_B + 1;	/* below SP: read, whatever it is */
+	stk[20] = FAKE_TEXT_A + 0x40;	/* the true RA, at SP */
+	opts.max_frames = 2;
+	walk(FAKE_TEXT_A + 4, slot(20), 0);
+	cr_assert_eq(res.nframes, 2);
+	cr_assert_eq(frames[1].ip, FAKE_TEXT_B + 1);
+	cr_assert_eq(frames[1].flags, EMU_FRAME_RA_BELOW_SP);
+	cr_assert_eq(frames[0].flags, EMU_FRAME_EXACT);
+}
+
 Test(unwind, read_fault_stops)
 {
 	build_fp_chain(2);
