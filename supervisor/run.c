@@ -44,6 +44,13 @@ static bool interrupted(void *ctx, struct thread *th)
 	return r->sampler && sampler_on_interrupt(r->sampler, th);
 }
 
+static void other_stop(void *ctx, struct thread *th)
+{
+	struct run *r = ctx;
+
+	sampler_on_other_stop(r->sampler, th);
+}
+
 /* Samples taken before the exec need the old registry. */
 static void before_exec(void *ctx, struct proc *p)
 {
@@ -105,6 +112,7 @@ struct trace_hooks run_hooks(struct run *r)
 		.thread_started = thread_started,
 		.signal_stop = signal_stop,
 		.interrupted = interrupted,
+		.other_stop = other_stop,
 		.before_exec = before_exec,
 		.thread_exiting = thread_exiting,
 		.registrations_changing = registrations_changing,

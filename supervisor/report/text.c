@@ -139,7 +139,7 @@ static void print_verdicts(const struct report *r, const struct sample_stats *st
 		st->outcome[OUTCOME_VERIFIED], st->outcome[OUTCOME_OURS_WRONG], st->libunwind_wrong,
 		st->outcome[OUTCOME_BOTH_WRONG], st->outcome[OUTCOME_UNVERIFIABLE]);
 	if (st->outcome[OUTCOME_PAST_COPY])
-		fprintf(r->log->f, "; past the stack copy %lu (not judged)",
+		fprintf(r->log->f, "; outside the stack copy %lu (not judged)",
 			st->outcome[OUTCOME_PAST_COPY]);
 	fputc('\n', r->log->f);
 	fprintf(r->log->f, "  ");
@@ -207,11 +207,12 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 	print_jit(r, st);
 	print_jit_invalid(r, st);
 	if (st->stack_past_copy)
-		fprintf(r->log->f, "  %lu walks read the stack above its copy (--stack-size %zu), live "
-				"after the thread ran on: their outer frames may be of a later "
-				"moment and are not judged (past-copy); --sampler stop walks "
-				"them exactly, a larger --stack-size (up to 65336 with the ring) "
-				"reaches more\n", st->stack_past_copy, r->opts->stack_bytes);
+		fprintf(r->log->f, "  %lu walks read the stack outside its copy (above its "
+				"--stack-size %zu bytes, or below SP where an epilogue's rule "
+				"reads a popped FP), live after the thread ran on: their outer "
+				"frames may be of a later moment and are not judged (past-copy); "
+				"--sampler stop walks them exactly\n", st->stack_past_copy,
+			r->opts->stack_bytes);
 	if (a >= 0)
 		fprintf(r->log->f, "  agreement: %.1f%% (%lu of %lu samples with an SFrame/JIT step "
 				"agree with libunwind over their SFrame-covered frames)\n",

@@ -425,8 +425,21 @@ static void ask_stop(struct sampler *sm, pid_t tid)
 		sm->stats.stops_pending++;	/* its last stop is still on its way */
 		return;
 	}
-	if (!ptrace(PTRACE_INTERRUPT, tid, 0, 0))
+	if (!ptrace(PTRACE_INTERRUPT, tid, 0, 0)) {
 		ts->sent_ns = clock_now_ns();
+		ts->interrupting = true;
+	}
+}
+
+void sampler_on_other_stop(struct sampler *sm, struct thread *th)
+{
+	struct thread_sampling *ts = sm ? th->slot[sm->thread_key] : NULL;
+
+	if (!ts || !ts->interrupting)
+		return;
+	ts->interrupting = false;
+	ts->sent_ns = 0;
+	stats_drop(&sm->stats);	/* the stop asked for is not coming */
 }
 
 /*
@@ -497,10 +510,11 @@ bool sampler_on_interrupt(struct sampler *sm, struct thread *th)
 	uint64_t t0 = clock_now_ns();
 	bool ok;
 
-	if (!ts || !ts->sent_ns)
+	if (!ts || !ts->interrupting)
 		return false;	/* not a stop we asked for */
 	smp->waited_ns = t0 - ts->sent_ns;
 	ts->sent_ns = 0;
+	ts->interrupting = false;
 	smp->taken_ns = t0;
 	smp->programs_own = false;
 	ok = capture(sm, th, smp);
@@ -555,9 +569,11 @@ void sampler_flush(struct sampler *sm)
 }
 
 /*
- * One timer tick: SIGPROF to at most @budget threads, round robin from the
- * thread after the one signalled last (@sm->tick_cursor), so that every
- * thread gets its turn when there are more than the budget.
+ * One timer tick (--clock wall): at most @budget threads sampled, round
+ * robin from the thread after the one sampled last (@sm->tick_cursor), so
+ * that every thread gets its turn when there are more than the budget. Each
+ * is stopped (PTRACE_INTERRUPT: no signal, whatever its mask, a system call
+ * it is blocked in restarted after), or sent SIGPROF with --sampler sigprof.
  */
 struct tick_ctx {
 	struct sampler *sm;
@@ -587,7 +603,13 @@ static void tick_thread(const void *node, VISIT which, void *arg)
 	c->eligible++;
 	if (!c->budget)
 		return;
-	trigger_tick_one(&sm->trig, th->slot[sm->thread_key], th->proc->tgid, th->tid, c->now);
+	if (sm->opts->sampler == OPTS_SAMPLER_SIGPROF) {
+		trigger_tick_one(&sm->trig, th->slot[sm->thread_key], th->proc->tgid, th->tid,
+				 c->now);
+	} else {
+		stats_taken(&sm->stats, th->proc->tgid, th->tid);
+		ask_stop(sm, th->tid);
+	}
 	sm->tick_cursor = th->tid;
 	c->budget--;
 }

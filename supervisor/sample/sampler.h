@@ -95,6 +95,15 @@ void sampler_attach(struct sampler *sm, pid_t pid);
  */
 bool sampler_on_interrupt(struct sampler *sm, struct thread *th);
 
+/**
+ * sampler_on_other_stop() - @th is in a ptrace stop other than the one a
+ * PTRACE_INTERRUPT asked for (an event, a signal-delivery-stop, a
+ * group-stop): the kernel drops a pending interrupt at any trap
+ * (ptrace_stop()), so a stop asked for before is not coming: counted as
+ * dropped, and the thread may be asked again.
+ */
+void sampler_on_other_stop(struct sampler *sm, struct thread *th);
+
 /** sampler_owns() - is @fd one of the sampler's (a ring buffer's event)? */
 bool sampler_owns(const struct sampler *sm, int fd);
 

@@ -40,12 +40,14 @@ struct sample_trigger {
  * @on: the thread is sampled (from the program's execve on)
  * @perf_fd: its CPU-clock perf event that sends it SIGPROF, or -1
  * @perf_count: the event's count (ns of CPU time) at the last sample
- * @sent_ns: when the supervisor last sent it SIGPROF (CLOCK_MONOTONIC), 0
- *	when no signal of ours is pending
+ * @sent_ns: when the supervisor last sent it SIGPROF or asked it to stop
+ *	(CLOCK_MONOTONIC), 0 when nothing of ours is pending
+ * @interrupting: what is pending is a PTRACE_INTERRUPT
  * @samples: samples taken at our SIGPROF
  */
 struct thread_sampling {
 	bool on;
+	bool interrupting;
 	int perf_fd;
 	uint64_t perf_count;
 	uint64_t sent_ns;

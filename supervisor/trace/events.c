@@ -202,6 +202,15 @@ static bool is_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* Any stop but an interrupt's voids an interrupt asked for before it. */
+static void other_stop(struct trace *t, pid_t tid)
+{
+	struct thread *th = tracees_thread(&t->tree, tid);
+
+	if (th && t->hooks.other_stop)
+		t->hooks.other_stop(t->hooks.ctx, th);
+}
+
 /* PTRACE_EVENT_STOP: a new task's first stop, a group-stop, or an interrupt. */
 static void on_event_stop(struct trace *t, pid_t tid, int sig)
 {
@@ -217,6 +226,7 @@ static void on_event_stop(struct trace *t, pid_t tid, int sig)
 	}
 	if (is_stop_signal(sig)) {
 		/* group-stop: stay stopped, but let SIGCONT through (as strace does) */
+		other_stop(t, tid);
 		if (th)
 			th->group_stopped = true;
 		ptrace(PTRACE_LISTEN, tid, 0, 0);
@@ -302,6 +312,9 @@ static void on_signal_stop(struct trace *t, pid_t tid, int sig)
 static void on_stopped(struct trace *t, pid_t tid, int status)
 {
 	int event = status >> 16, sig = WSTOPSIG(status);
+
+	if (event != PTRACE_EVENT_STOP)
+		other_stop(t, tid);
 
 	switch (event) {
 	case PTRACE_EVENT_FORK:

@@ -22,6 +22,9 @@
  *	the hook took over (it resumes the thread), false to pass @sig on
  * @interrupted: @th is in a stop PTRACE_INTERRUPT asked for; return true
  *	when the hook took it over (it resumes the thread)
+ * @other_stop: @th is in any other stop (an event, a signal-delivery-stop,
+ *	a group-stop), told before the stop is handled: an interrupt asked
+ *	for before it will not come (the kernel drops it at any trap)
  * @before_exec: @p is about to exec: its registry still holds what it had
  * @exec: @p exec'd (registrations dropped, mappings read; @th is its only
  *	thread, by now the TGID)
@@ -37,6 +40,7 @@ struct trace_hooks {
 	void (*thread_started)(void *ctx, struct thread *th);
 	bool (*signal_stop)(void *ctx, struct thread *th, int sig);
 	bool (*interrupted)(void *ctx, struct thread *th);
+	void (*other_stop)(void *ctx, struct thread *th);
 	void (*before_exec)(void *ctx, struct proc *p);
 	void (*exec)(void *ctx, struct proc *p, struct thread *th);
 	void (*thread_exiting)(void *ctx, struct thread *th);

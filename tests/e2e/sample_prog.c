@@ -27,6 +27,11 @@
  *               return address), which resumes main
  *   sleep       300 ms in nanosleep, next to no CPU time, through syscall(2)
  *               (nanosleep()'s own frames changed between glibc releases)
+ *   sleep-masked  the same with every signal blocked; fails if a nanosleep
+ *               ever returns early (EINTR): a stop must restart it unseen
+ *   exec-chain N  spins 5 ms of CPU time and execs itself with N - 1, 100
+ *               times, then spins 0.3 s: samples fall inside execve, where
+ *               the exec's own ptrace stop overtakes a stop asked for
  *   spin        spins until killed
  *   bad-sframe  registers a copy of its own .sframe whose header puts the
  *               return address at CFA-16 (x86-64 has it at CFA-8), then spins:
@@ -44,6 +49,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -195,6 +201,22 @@ static int own_profiler(void)
 	printf("own-prof: %d own SIGPROFs, %d foreign, cpu %.6f\n", (int)own, (int)foreign,
 	       cpu_seconds());
 	return foreign || !own;
+}
+
+/* @argv0 exec'd with "exec-chain" @n - 1 after 5 ms of CPU time, or 0.3 s spun at 0. */
+static int exec_chain(const char *argv0, int n)
+{
+	char next[16];
+
+	if (n <= 0) {
+		spin(0.3);
+		printf("exec-chain: done\n");
+		return 0;
+	}
+	spin(0.005);
+	snprintf(next, sizeof(next), "%d", n - 1);
+	execl(argv0, argv0, "exec-chain", next, (char *)NULL);
+	return 1;
 }
 
 static int own_timer(void)
@@ -357,16 +379,23 @@ static int masked(void)
 	return 0;
 }
 
-__attribute__((noipa)) static int sleep_a_while(void)
+__attribute__((noipa)) static int sleep_a_while(bool masked)
 {
+	unsigned int early = 0;
 	struct timespec ts;
+	sigset_t all;
 
+	sigfillset(&all);
+	if (masked)
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (int i = 0; i < 10; i++) {
 		ts = (struct timespec){ 0, 30 * 1000 * 1000 };
 		while (syscall(SYS_nanosleep, &ts, &ts))
-			;
+			early++;
 	}
-	return 0;
+	if (masked)
+		printf("sleep-masked: %u early returns\n", early);
+	return masked && early;
 }
 
 #define SF_HEADER 28		/* SFrame header size (v1-v3), before the aux header */
@@ -530,6 +559,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[1], "chaos"))
 		return chaos();
+	if (!strcmp(argv[1], "exec-chain"))
+		return exec_chain(argv[0], argc > 2 ? atoi(argv[2]) : 100);
 	if (!strcmp(argv[1], "own-prof"))
 		return own_profiler();
 	if (!strcmp(argv[1], "own-timer"))
@@ -543,7 +574,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "coroutine"))
 		return coroutine();
 	if (!strcmp(argv[1], "sleep"))
-		return sleep_a_while();
+		return sleep_a_while(false);
+	if (!strcmp(argv[1], "sleep-masked"))
+		return sleep_a_while(true);
 	if (!strcmp(argv[1], "bad-sframe"))
 		return bad_sframe();
 	if (!strcmp(argv[1], "jit"))

@@ -145,16 +145,17 @@ Test(restart, own_blocking_read_still_eintr)
 }
 
 /*
- * codectl-run's own SIGPROF (the wall clock reaches blocked threads) is
- * suppressed: the calls it interrupts restart unseen, each answered once.
+ * codectl-run's own SIGPROF (--sampler sigprof: the wall clock signals
+ * blocked threads) is suppressed: the calls it interrupts restart unseen,
+ * each answered once.
  */
 Test(restart, own_sigprof_restarts_unseen)
 {
 	const struct summary_row *row;
 	struct run r;
 
-	RUN(&r, "--clock", "wall", "-F", "2000", "--no-crosscheck", "--", E2E_PROG, "threads", "2",
-	    "2000");
+	RUN(&r, "--clock", "wall", "--sampler", "sigprof", "-F", "2000", "--no-crosscheck", "--",
+	    E2E_PROG, "threads", "2", "2000");
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	cr_assert_str_eq(r.out, "threads: 4000 registrations\n");
 	row = run_first_row(&r);
