@@ -59,7 +59,7 @@ static int reg_value(const struct walk *w, unsigned int reg, uint64_t *val)
 
 static int read_word(const struct walk *w, uint64_t addr, uint64_t *val)
 {
-	return emu_read_u64(w->mem, addr, val) ? EMU_STOP_READ_FAULT : 0;
+	return emu_read_stack_u64(w->mem, addr, val) ? EMU_STOP_READ_FAULT : 0;
 }
 
 static int cfa_value(const struct walk *w, const struct emu_unwind_rule *rule, uint64_t *cfa)

@@ -342,10 +342,12 @@ static int walk(void *state, const struct oracle_input *in, struct oracle_walk *
 	struct ref_unwinder *r = state;
 	int ret;
 
-	if (in->walker->libunwind_space != r->as || in->walker->libunwind_born_ns != r->born_ns) {
-		unw_flush_cache(r->as, 0, 0);	/* the thread's cache holds another's */
+	if (in->walker->libunwind_space != r->as || in->walker->libunwind_born_ns != r->born_ns ||
+	    in->walker->libunwind_flush) {
+		unw_flush_cache(r->as, 0, 0);	/* another's, or asked for */
 		in->walker->libunwind_space = r->as;
 		in->walker->libunwind_born_ns = r->born_ns;
+		in->walker->libunwind_flush = false;
 	}
 	mapped_files_new_sample(&r->files, in->taken_ns);
 	ret = walk_once(r, in, w);

@@ -30,10 +30,16 @@
  *	cache is per thread (UNW_CACHE_PER_THREAD, which takes no lock and
  *	masks no signal) and keyed by IP alone, so a walk in another process's
  *	address space starts with it flushed
+ * @libunwind_flush: flush it before the next walk all the same: keyed by
+ *	IP alone, it also hands a rule cached for an IP looked up exactly
+ *	(frame 0, after a signal frame) to the same IP as a return address
+ *	(looked up at IP - 1), and the other way round; a walk that went
+ *	wrong is made again so (sample/walk.c)
  */
 struct oracle_walker {
 	const void *libunwind_space;
 	uint64_t libunwind_born_ns;
+	bool libunwind_flush;
 };
 
 /**

@@ -123,7 +123,26 @@ static int accessor_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return sample_mem_read(ctx, addr, buf, len);
 }
 
+/*
+ * The unwinder's reads of a stack: any outside the copy, of another stack
+ * too (the one a signal frame on an alternate stack interrupted), is read
+ * live, later.
+ */
+static int accessor_read_stack(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct sample_mem *m = ctx;
+	const struct sample *s = m->smp;
+
+	if (addr < s->stack_start || addr + len > s->stack_start + s->stack_len) {
+		m->past_copy = true;
+		if (m->copy_only)
+			return -EFAULT;
+	}
+	return sample_mem_read(m, addr, buf, len);
+}
+
 struct emu_accessor sample_mem_accessor(struct sample_mem *m)
 {
-	return (struct emu_accessor){ .read = accessor_read, .ctx = m };
+	return (struct emu_accessor){ .read = accessor_read, .ctx = m,
+				      .read_stack = accessor_read_stack };
 }

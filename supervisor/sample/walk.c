@@ -94,15 +94,15 @@ static uint64_t lookup_ip(const struct walk_env *env, const struct emu_frame *f,
 }
 
 /* Which of our frames are in JIT code: the first one, and how many. */
-static void find_jit_frames(const struct walk_env *env, struct sample_walks *w)
+static void find_jit_frames(const struct walk_env *env, struct sample_ours *o)
 {
-	w->in.jit_frame = SAMPLE_NO_JIT_FRAME;
-	w->jit_frames = 0;
-	for (unsigned int i = 0; i < w->in.n; i++) {
-		if (!emu_registry_find_jit(env->registry, lookup_ip(env, w->in.ours, i)))
+	o->jit_frame = SAMPLE_NO_JIT_FRAME;
+	o->jit_frames = 0;
+	for (unsigned int i = 0; i < o->res.nframes; i++) {
+		if (!emu_registry_find_jit(env->registry, lookup_ip(env, o->frames, i)))
 			continue;
-		if (!w->jit_frames++)
-			w->in.jit_frame = i;
+		if (!o->jit_frames++)
+			o->jit_frame = i;
 	}
 }
 
@@ -408,6 +408,17 @@ static unsigned int ref_past_copy(const struct walk_env *env, const struct oracl
 	return i < w->in.n_ref ? i : 0;
 }
 
+/* Did libunwind's walk find an implausible frame before any it read past the copy? */
+static bool ref_went_wrong(const struct sample_walks *w)
+{
+	unsigned int end = w->in.ref_past_copy ? w->in.ref_past_copy : w->in.n_ref;
+
+	for (unsigned int i = 1; w->in.ref_plaus && i < end && i < w->in.n_ref; i++)
+		if (plausible_bad(w->in.ref_plaus[i]))
+			return true;
+	return false;
+}
+
 /* libunwind's walk; @stopped: the thread is stopped, its memory read live is the sample's. */
 static void walk_references(const struct walk_env *env, const struct oracle_input *in,
 			    bool stopped, struct sample_walks *w)
@@ -512,6 +523,7 @@ void walk_ours(struct sample *smp, const struct walk_env *env)
 	memcpy(b->ours, o->frames, o->res.nframes * sizeof(*o->frames));
 	o->past_copy = smp->stopped ? 0 : past_copy_from(env, &acc, &regs, &uopts, &o->res);
 	o->strict_changed = ra_lookup_changes(env, &acc, &regs, &uopts, &o->res);
+	find_jit_frames(env, o);	/* by the registrations of the sample's moment */
 	walk_report_removals(env, &o->res);
 }
 
@@ -543,9 +555,16 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.stop = emu_stop_reason(res);
 	w.jit_fault = res->stop == EMU_STOP_JIT_INVALID ? res->jit_fault : EMU_JIT_OK;
 	w.strict_changed = smp->ours.strict_changed;
-	find_jit_frames(env, &w);
+	w.in.jit_frame = smp->ours.jit_frame;
+	w.jit_frames = smp->ours.jit_frames;
 	walk_references(env, &in, smp->stopped, &w);
 	judge_walks(env, smp, &acc, &w);
+	if (ref_went_wrong(&w)) {	/* maybe by a rule cached for the other lookup */
+		b->walker.libunwind_flush = true;
+		walk_references(env, &in, smp->stopped, &w);
+		judge_walks(env, smp, &acc, &w);
+		env->stats->ref_retries++;
+	}
 	unjudge_past_copy(b, &w);
 	classify_sample(&w.in, &w.v);
 	if (classify_needs_third_opinion(&w.v))

@@ -111,6 +111,11 @@ static const struct end depth_limit_main = {
 	.fn = "main", .cls = "match", .max_frames = true,
 };
 
+/* ... or 125 deep: the cut falls on libc's frame that called main. */
+static const struct end depth_limit_libc = {
+	.fn = "__libc_start_call_main", .cls = "match", .max_frames = true,
+};
+
 /* The library built without --gsframe: no .sframe in it. */
 static const struct end nosf_lib = {
 	.fn = "nosf_call_one", .cls = FALLBACK,
@@ -667,11 +672,21 @@ static const struct rule *rule_of(const struct vrun *v, const struct sample *s)
 }
 
 /* The end @fn (of @object, or NULL) is, in @r's list. */
-static const struct end *end_of(const struct rule *r, const char *fn, const char *object)
+static bool end_is(const struct end *e, const char *fn, const char *object)
+{
+	return !strcmp(e->fn, fn) || (e->alt && !strcmp(e->alt, fn)) ||
+	       (e->object && object && !strcmp(e->object, object));
+}
+
+/* The end for @fn; for a walk @cut at --max-frames, one that says so first. */
+static const struct end *end_of(const struct rule *r, const char *fn, const char *object,
+				bool cut)
 {
 	for (const struct end *const *e = r->ends; *e; e++)
-		if (!strcmp((*e)->fn, fn) || ((*e)->alt && !strcmp((*e)->alt, fn)) ||
-		    ((*e)->object && object && !strcmp((*e)->object, object)))
+		if (end_is(*e, fn, object) && (*e)->max_frames == cut)
+			return *e;
+	for (const struct end *const *e = r->ends; *e; e++)
+		if (end_is(*e, fn, object))
 			return *e;
 	return NULL;
 }
@@ -760,7 +775,8 @@ static void check_rules(struct vrun *v, const struct sample *s, const struct rul
 	if (!strcmp(jstr(s->j, "outcome") ?: "", "past-copy"))
 		return;
 	fn_at(s, s->covered - 1, fn);
-	e = end_of(r, fn, jstr(json_array_get(s->frames, s->covered - 1), "object"));
+	e = end_of(r, fn, jstr(json_array_get(s->frames, s->covered - 1), "object"),
+		   s->covered == v->max_frames && !strcmp(s->stop, "max-frames"));
 	if (!e) {
 		ends_list(r, list, sizeof(list));
 		fail(v, s, "SFrame coverage ends in %s, expected one of: %s", fn, list);
@@ -1073,7 +1089,7 @@ static const struct program recursion = {
 	.rules = (const struct rule[]){
 		{ FNS("leaf_spin"), ENDS(&depth_limit) },
 		{ FNS("recurse", "now_ns"), ENDS(&depth_limit, &depth_limit_run, &depth_limit_main,
-						 &start_main) },
+						 &depth_limit_libc, &start_main) },
 		{ FNS("run", "main"), ENDS(&start_main) },
 		{ NULL, NULL },
 	},

@@ -279,10 +279,14 @@ Test(sampling, a_makecontext_coroutine_verifies)
 /*
  * The program's own CPU-clock timer fires once per 10 ms of its CPU time under
  * either sampler: every expiry is delivered or merged into one delivered
- * (si_overrun, which a loaded machine causes alone too), none is lost. (Its
- * ITIMER_PROF tick count is not exact even alone: the kernel charges that
- * clock by scheduler tick, which load skews; bench/sample compares it with
- * the program alone on a quiet machine.)
+ * (si_overrun, which a loaded machine causes alone too), none is lost. The
+ * kernel checks CPU timers at its tick, which a loaded machine makes late:
+ * the last expiries before the timer is disarmed may go unseen, alone too,
+ * so 3 of 100 are allowed (a signal the supervisor took would lose one
+ * expiry for every sample that met one of the program's: 14-52 % before).
+ * (Its ITIMER_PROF tick count is not exact even alone: the kernel charges
+ * that clock by scheduler tick, which load skews; bench/sample compares it
+ * with the program alone on a quiet machine.)
  */
 Test(sampling, programs_own_cpu_timer_loses_no_expiry)
 {
@@ -298,7 +302,7 @@ Test(sampling, programs_own_cpu_timer_loses_no_expiry)
 		cr_assert_eq(sscanf(r.out, "own-timer: %d delivered, %d overruns, %d foreign, cpu %lf",
 				    &delivered, &overruns, &foreign, &cpu), 4, "%s", r.out);
 		cr_assert_eq(foreign, 0);
-		cr_assert(abs(delivered + overruns - (int)(cpu * 100)) <= 1,
+		cr_assert(abs(delivered + overruns - (int)(cpu * 100)) <= 3,
 			  "%s: %d delivered + %d overruns in %.6f s of CPU time", samplers[i],
 			  delivered, overruns, cpu);
 		run_free(&r);
@@ -359,16 +363,19 @@ Test(sampling, blocked_sigprof_is_sampled_when_unblocked)
 	run_free(&r);
 }
 
-/* Samples of thread @tid in @j's stacks. */
+/*
+ * Samples taken of thread @tid (the JSON's "threads": walked or not, as a
+ * loaded machine may drop some from a full queue).
+ */
 static long samples_of(json_t *j, int tid)
 {
-	json_t *s;
+	json_t *t;
 	size_t i;
-	long n = 0;
 
-	json_array_foreach(json_object_get(j, "stacks"), i, s)
-		n += json_integer_value(json_object_get(s, "tid")) == tid;
-	return n;
+	json_array_foreach(json_object_get(j, "threads"), i, t)
+		if (json_integer_value(json_object_get(t, "tid")) == tid)
+			return (long)json_integer_value(json_object_get(t, "taken"));
+	return 0;
 }
 
 /*

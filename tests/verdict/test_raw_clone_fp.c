@@ -20,7 +20,10 @@
  *
  * The thread's first samples are taken before codectl-run's cached
  * mappings hold the thread's new stack: their bounds come from mappings
- * read after the stop, so they stop there too.
+ * read after the stop, so they stop there too. A sample of the thread
+ * still in raw_clone_keep_fp, right after the clone, steps by its
+ * FP-based row into the parent's stack, which no copy of the thread's
+ * holds: past-copy, never judged.
  */
 #include <criterion/criterion.h>
 
@@ -63,13 +66,23 @@ Test(verdict, raw_clone_fp)
 {
 	const struct verdict_place place = { in_spin_nocfi, NULL, 21, "samples in spin_nocfi" };
 	struct verdict_run v;
-	size_t i, in_spin = 0, in_thread = 0, left = 0;
+	size_t i, in_spin = 0, in_thread = 0, left = 0, past = 0;
 	json_t *s;
 
 	verdict_run_until(&v, "raw_clone_fp", NULL, NULL, &place, 1);
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "raw_clone_fp: done\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
+		if (is_thread(s) && verdict_frame0_in(s, "raw_clone_keep_fp")) {
+			/*
+			 * Right after the clone, before spin_nocfi: the parent's
+			 * %rbp and an FP-based row, whose step reads the parent's
+			 * stack, not the copy's: read late, never judged.
+			 */
+			cr_assert(verdict_is(s, "outcome", "past-copy"), "%s", json_dumps(s, 0));
+			past++;
+			continue;
+		}
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
 		if (!is_thread(s))
 			continue;
@@ -88,7 +101,7 @@ Test(verdict, raw_clone_fp)
 	cr_assert_geq(left, in_spin);
 	cr_assert_leq(left, in_thread);
 	cr_assert_geq(verdict_count(&v, "match"), (long long)in_spin);
-	cr_assert_eq(verdict_count(&v, "verified"), verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "verified"), verdict_count(&v, "total") - (long long)past);
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "diverged"), 0);
