@@ -340,15 +340,16 @@ static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, stru
 static int walk(void *state, const struct oracle_input *in, struct oracle_walk *w)
 {
 	struct ref_unwinder *r = state;
+	bool other = in->walker->libunwind_space != r->as ||
+		     in->walker->libunwind_born_ns != r->born_ns;
 	int ret;
 
-	if (in->walker->libunwind_space != r->as || in->walker->libunwind_born_ns != r->born_ns ||
-	    in->walker->libunwind_flush) {
-		unw_flush_cache(r->as, 0, 0);	/* another's, or asked for */
-		in->walker->libunwind_space = r->as;
-		in->walker->libunwind_born_ns = r->born_ns;
-		in->walker->libunwind_flush = false;
-	}
+	/* asked for: fresh state; else the thread's cache may hold another's */
+	if (in->walker->libunwind_flush ? !fresh_state(r) : other)
+		unw_flush_cache(r->as, 0, 0);
+	in->walker->libunwind_space = r->as;
+	in->walker->libunwind_born_ns = r->born_ns;
+	in->walker->libunwind_flush = false;
 	mapped_files_new_sample(&r->files, in->taken_ns);
 	ret = walk_once(r, in, w);
 	w->retries = 0;

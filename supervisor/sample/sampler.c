@@ -462,8 +462,9 @@ static void take_record(void *ctx, const struct ring_record *rec)
 		stats_drop(&sm->stats);	/* gone, or not known yet */
 		return;
 	}
-	if (truth_kept(sm, p)) {
-		ask_stop(sm, rec->tid);	/* its own chain is read at a stop */
+	if (truth_kept(sm, p) || emu_registry_has_jit(p->as->registry)) {
+		/* its own chain, or JIT tables, read as they are at the sample */
+		ask_stop(sm, rec->tid);
 		return;
 	}
 	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];
