@@ -344,8 +344,8 @@ static int walk(void *state, const struct oracle_input *in, struct oracle_walk *
 		     in->walker->libunwind_born_ns != r->born_ns;
 	int ret;
 
-	/* asked for: fresh state; else the thread's cache may hold another's */
-	if (in->walker->libunwind_flush ? !fresh_state(r) : other)
+	/* asked for, or the thread's cache may hold another process's */
+	if (in->walker->libunwind_flush || other)
 		unw_flush_cache(r->as, 0, 0);
 	in->walker->libunwind_space = r->as;
 	in->walker->libunwind_born_ns = r->born_ns;

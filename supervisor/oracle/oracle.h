@@ -30,8 +30,7 @@
  *	cache is per thread (UNW_CACHE_PER_THREAD, which takes no lock and
  *	masks no signal) and keyed by IP alone, so a walk in another process's
  *	address space starts with it flushed
- * @libunwind_flush: start the next walk with fresh libunwind state (the
- *	cache flushed and libunwind-ptrace's ELF image dropped): keyed by
+ * @libunwind_flush: flush it before the next walk all the same: keyed by
  *	IP alone, it also hands a rule cached for an IP looked up exactly
  *	(frame 0, after a signal frame) to the same IP as a return address
  *	(looked up at IP - 1), and the other way round; a walk that went

@@ -279,11 +279,13 @@ Test(sampling, a_makecontext_coroutine_verifies)
 /*
  * The program's own CPU-clock timer fires once per 10 ms of its CPU time under
  * either sampler: every expiry is delivered or merged into one delivered
- * (si_overrun, which a loaded machine causes alone too), none is lost. The
- * kernel checks CPU timers at its tick, which a loaded machine makes late:
- * the last expiries before the timer is disarmed may go unseen, alone too,
- * so 3 of 100 are allowed (a signal the supervisor took would lose one
- * expiry for every sample that met one of the program's: 14-52 % before).
+ * (si_overrun, which a loaded machine causes alone too). Under any tracer
+ * each of the program's signals waits in a signal-delivery-stop until the
+ * tracer lets it go, and on a loaded machine (a whole make check) the 6.18
+ * kernel then counts fewer expiries: up to 10 of 100 were seen with the
+ * ring sampler, which sends no signal. So 88 of 100 are required, which
+ * still fails on what SIGPROF merged into the program's lost before
+ * (14-52 %).
  * (Its ITIMER_PROF tick count is not exact even alone: the kernel charges
  * that clock by scheduler tick, which load skews; bench/sample compares it
  * with the program alone on a quiet machine.)
@@ -302,7 +304,8 @@ Test(sampling, programs_own_cpu_timer_loses_no_expiry)
 		cr_assert_eq(sscanf(r.out, "own-timer: %d delivered, %d overruns, %d foreign, cpu %lf",
 				    &delivered, &overruns, &foreign, &cpu), 4, "%s", r.out);
 		cr_assert_eq(foreign, 0);
-		cr_assert(abs(delivered + overruns - (int)(cpu * 100)) <= 3,
+		cr_assert(delivered + overruns >= (int)(cpu * 88) &&
+			  delivered + overruns <= (int)(cpu * 100) + 1,
 			  "%s: %d delivered + %d overruns in %.6f s of CPU time", samplers[i],
 			  delivered, overruns, cpu);
 		run_free(&r);
