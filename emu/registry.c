@@ -24,7 +24,6 @@ struct emu_registry {
 	struct reg_index unwind;
 	struct reg_index ident;
 	size_t count;
-	size_t jit;
 	size_t limited;
 	size_t limit;
 	bool inclusive_end;
@@ -212,8 +211,6 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 		return emu_reject(v, EMU_R_NOMEM, "out of memory");
 	if (reg->aspects & EMU_ASPECT_UNWIND)
 		index_insert(&r->unwind, reg);
-	if ((reg->aspects & EMU_ASPECT_UNWIND) && reg->unwind_kind == EMU_UNWIND_JIT)
-		r->jit++;
 	if (reg->aspects & EMU_ASPECT_IDENTITY)
 		index_insert(&r->ident, reg);
 	if (reg->sframe)
@@ -239,8 +236,6 @@ static struct emu_registration *take_aspect(struct emu_registry *r, struct reg_i
 		reg->sframe = NULL;
 		emu_jit_index_free(reg->jit_index);
 		reg->jit_index = NULL;
-		if (reg->unwind_kind == EMU_UNWIND_JIT)
-			r->jit--;
 		reg->unwind_kind = EMU_UNWIND_NONE;
 	}
 	return reg;
@@ -306,11 +301,6 @@ const struct emu_registration *emu_registry_find_unwind(const struct emu_registr
 							uint64_t ip)
 {
 	return index_find(&r->unwind, ip);
-}
-
-bool emu_registry_has_jit(const struct emu_registry *r)
-{
-	return r->jit > 0;
 }
 
 const struct emu_registration *emu_registry_find_jit(const struct emu_registry *r, uint64_t ip)
@@ -386,7 +376,6 @@ void emu_registry_clear(struct emu_registry *r)
 	r->unwind.n = 0;
 	r->ident.n = 0;
 	r->count = 0;
-	r->jit = 0;
 	r->limited = 0;
 	r->sframe_bytes = 0;
 	emu_sframe_cache_clear(&r->cache);

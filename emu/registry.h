@@ -168,9 +168,6 @@ bool emu_registry_has_sframe(const struct emu_registry *r, uint64_t sframe_start
  */
 int emu_registry_remove_sframe(struct emu_registry *r, uint64_t sframe_start);
 
-/** emu_registry_has_jit() - does @r hold a JIT registration (EMU_UNWIND_JIT)? */
-bool emu_registry_has_jit(const struct emu_registry *r);
-
 /** emu_registry_find_jit() - the JIT registration whose code holds @ip, or NULL. */
 const struct emu_registration *emu_registry_find_jit(const struct emu_registry *r, uint64_t ip);
 

@@ -462,9 +462,8 @@ static void take_record(void *ctx, const struct ring_record *rec)
 		stats_drop(&sm->stats);	/* gone, or not known yet */
 		return;
 	}
-	if (truth_kept(sm, p) || emu_registry_has_jit(p->as->registry)) {
-		/* its own chain, or JIT tables, read as they are at the sample */
-		ask_stop(sm, rec->tid);
+	if (truth_kept(sm, p)) {
+		ask_stop(sm, rec->tid);	/* its own chain is read at a stop */
 		return;
 	}
 	smp = &sm->queue[(sm->qhead + sm->nqueued) % SAMPLER_QUEUE];

@@ -698,9 +698,6 @@ Test(sampling, jit_frames_named_from_the_perf_map_and_checked_up_to_the_first_on
 	cr_assert(strstr(r.log, "frames past the first JIT frame are not cross-checked"), "%s",
 		  r.log);
 	cr_assert_eq(json_integer_value(json_object_get(j, "check_failures")), 0);
-	/* a process with JIT registrations is sampled at a stop: its tables as they are */
-	cr_assert_gt(json_real_value(json_object_get(json_object_get(j, "cost"), "freeze_max_us")),
-		     0.0);
 	json_array_foreach(json_object_get(j, "stacks"), i, s) {
 		if (!json_integer_value(json_object_get(s, "jit_frames")))
 			continue;
