@@ -32,8 +32,6 @@
  * @past_copy: our first frame whose step read the stack past the copy, 0 none
  * @read_past_copy: our walk read the stack past the copy
  * @strict_changed: the other caller lookup (RA vs RA - 1) gives another stack
- * @jit_frame: the first frame in JIT code registered when the walk was
- *	made (SAMPLE_NO_JIT_FRAME: none); @jit_frames: how many are
  * @stack_high: the end of the highest stack address the walk read
  * @ns: what the walk cost, ns
  */
@@ -44,8 +42,6 @@ struct sample_ours {
 	unsigned int past_copy;
 	bool read_past_copy;
 	bool strict_changed;
-	unsigned int jit_frame;
-	unsigned int jit_frames;
 	uint64_t stack_high;
 	uint64_t ns;
 };

@@ -94,15 +94,15 @@ static uint64_t lookup_ip(const struct walk_env *env, const struct emu_frame *f,
 }
 
 /* Which of our frames are in JIT code: the first one, and how many. */
-static void find_jit_frames(const struct walk_env *env, struct sample_ours *o)
+static void find_jit_frames(const struct walk_env *env, struct sample_walks *w)
 {
-	o->jit_frame = SAMPLE_NO_JIT_FRAME;
-	o->jit_frames = 0;
-	for (unsigned int i = 0; i < o->res.nframes; i++) {
-		if (!emu_registry_find_jit(env->registry, lookup_ip(env, o->frames, i)))
+	w->in.jit_frame = SAMPLE_NO_JIT_FRAME;
+	w->jit_frames = 0;
+	for (unsigned int i = 0; i < w->in.n; i++) {
+		if (!emu_registry_find_jit(env->registry, lookup_ip(env, w->in.ours, i)))
 			continue;
-		if (!o->jit_frames++)
-			o->jit_frame = i;
+		if (!w->jit_frames++)
+			w->in.jit_frame = i;
 	}
 }
 
@@ -523,7 +523,6 @@ void walk_ours(struct sample *smp, const struct walk_env *env)
 	memcpy(b->ours, o->frames, o->res.nframes * sizeof(*o->frames));
 	o->past_copy = smp->stopped ? 0 : past_copy_from(env, &acc, &regs, &uopts, &o->res);
 	o->strict_changed = ra_lookup_changes(env, &acc, &regs, &uopts, &o->res);
-	find_jit_frames(env, o);	/* by the registrations of the sample's moment */
 	walk_report_removals(env, &o->res);
 }
 
@@ -555,8 +554,7 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.stop = emu_stop_reason(res);
 	w.jit_fault = res->stop == EMU_STOP_JIT_INVALID ? res->jit_fault : EMU_JIT_OK;
 	w.strict_changed = smp->ours.strict_changed;
-	w.in.jit_frame = smp->ours.jit_frame;
-	w.jit_frames = smp->ours.jit_frames;
+	find_jit_frames(env, &w);
 	walk_references(env, &in, smp->stopped, &w);
 	judge_walks(env, smp, &acc, &w);
 	if (ref_went_wrong(&w)) {	/* maybe by a rule cached for the other lookup */
