@@ -465,27 +465,41 @@ Test(sampling, folded_stacks_count_every_sample)
 	run_free(&r);
 }
 
-Test(sampling, wall_clock_samples_a_blocked_thread)
+/*
+ * sample_prog @mode under --clock wall at 200 Hz with @sampler: its samples
+ * in libc's syscall() (no SFrame there: the walk ends at once, but it was
+ * sampled), and *@total in all.
+ */
+static size_t wall_samples_in_syscall(const char *mode, const char *sampler, long long *total)
 {
 	char jbuf[256];
 	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
+	size_t n;
 	json_t *j;
 
-	/* 300 ms in nanosleep, next to no CPU time: only the wall clock sees it */
-	SRUN(&r, "-q", "--clock", "wall", "--freq", "200", "--json-all", json, "--", SAMPLE_PROG,
-	     "sleep");
-	cr_assert_eq(r.status, 0, "%s", r.log);
+	SRUN(&r, "-q", "--clock", "wall", "--freq", "200", "--sampler", sampler, "--json-all",
+	     json, "--", SAMPLE_PROG, mode);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.log);
 	j = load(json);
-	/*
-	 * 60 periods; a loaded machine delays the timer, so at least 10 (the
-	 * CPU clock sees 0 or 1)
-	 */
-	cr_assert_geq(count(j, "total"), 10);
-	/* frame 0 in libc's syscall() (no SFrame there): the walk ends at once, but it was sampled */
-	cr_assert_geq(stacks_where(j, "syscall", NULL), 10);
+	n = stacks_where(j, "syscall", NULL);
+	*total = count(j, "total");
 	json_decref(j);
 	run_free(&r);
+	return n;
+}
+
+/*
+ * 300 ms in nanosleep, next to no CPU time: only the wall clock sees it.
+ * 60 periods; a loaded machine delays the timer, so at least 10 (the CPU
+ * clock sees 0 or 1).
+ */
+Test(sampling, wall_clock_samples_a_blocked_thread)
+{
+	long long total;
+
+	cr_assert_geq(wall_samples_in_syscall("sleep", "ring", &total), 10);
+	cr_assert_geq(total, 10);
 }
 
 /*
@@ -493,6 +507,14 @@ Test(sampling, wall_clock_samples_a_blocked_thread)
  * would never take): sampled in its sleep, which restarts unseen (the
  * program fails on an early return); SIGPROF never reaches it there.
  */
+Test(sampling, wall_clock_stops_a_thread_that_blocks_every_signal)
+{
+	long long total;
+
+	cr_assert_geq(wall_samples_in_syscall("sleep-masked", "ring", &total), 10);
+	cr_assert_eq(wall_samples_in_syscall("sleep-masked", "sigprof", &total), 0);
+}
+
 /*
  * A sample taken inside execve (the perf event is enabled before the exec's
  * own ptrace stop): the exec's stop overtakes the stop asked for, which the
@@ -513,29 +535,6 @@ Test(sampling, a_stop_overtaken_by_an_exec_is_asked_again)
 	cr_assert_str_eq(r.out, "exec-chain: done\n");
 	j = load(json);
 	cr_assert_gt(count(j, "total"), 400, "%lld samples", (long long)count(j, "total"));
-	json_decref(j);
-	run_free(&r);
-}
-
-Test(sampling, wall_clock_stops_a_thread_that_blocks_every_signal)
-{
-	char jbuf[256];
-	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
-	struct run r;
-	json_t *j;
-
-	SRUN(&r, "-q", "--clock", "wall", "--freq", "200", "--json-all", json, "--", SAMPLE_PROG,
-	     "sleep-masked");
-	cr_assert_eq(r.status, 0, "%s", r.log);
-	j = load(json);
-	cr_assert_geq(stacks_where(j, "syscall", NULL), 10);
-	json_decref(j);
-	run_free(&r);
-	SRUN(&r, "-q", "--clock", "wall", "--freq", "200", "--sampler", "sigprof", "--json-all",
-	     json, "--", SAMPLE_PROG, "sleep-masked");
-	cr_assert_eq(r.status, 0, "%s", r.log);
-	j = load(json);
-	cr_assert_eq(stacks_where(j, "syscall", NULL), 0);
 	json_decref(j);
 	run_free(&r);
 }
