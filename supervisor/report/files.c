@@ -289,6 +289,7 @@ static int write_json(const struct report *r, FILE *f)
 		return -1;
 	json_object_set_new(root, "places", places_json(st));
 	json_object_set_new(root, "threads", threads_json(st));
+	json_object_set_new(root, "threads_unlisted", json_integer((json_int_t)st->threads_unlisted));
 	json_object_set_new(root, "supervisor", usage_json(r));
 	if (st->stacks)
 		json_object_set(root, "stacks", st->stacks);

@@ -293,17 +293,29 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 		f->count++;
 }
 
-/* Thread @tid's entry, made on first use; NULL on ENOMEM. */
+/*
+ * Thread @tid's entry, made on first use while there are fewer than
+ * STATS_MAX_THREADS; NULL past that (counted) or on ENOMEM.
+ */
 static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pid_t tid)
 {
+	char key[32], *k = key;
 	struct stats_thread *t;
-	char key[32];
+	void *found;
 
 	snprintf(key, sizeof(key), "%d/%d", (int)tgid, (int)tid);
+	found = tfind(&k, &st->threads, cmp_key);
+	if (found)
+		return *(struct stats_thread **)found;
+	if (st->n_threads >= STATS_MAX_THREADS) {
+		st->threads_unlisted++;
+		return NULL;
+	}
 	t = entry(&st->threads, key, sizeof(*t));
 	if (t) {
 		t->tgid = tgid;
 		t->tid = tid;
+		st->n_threads++;
 	}
 	return t;
 }

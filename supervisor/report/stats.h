@@ -118,6 +118,8 @@ struct sample_stats {
 	void *places;		/* tsearch: struct stats_place by key */
 	void *folded;		/* tsearch: struct stats_folded by stack */
 	void *threads;		/* tsearch: struct stats_thread by "TGID/TID" */
+	size_t n_threads;	/* ... entries, at most STATS_MAX_THREADS */
+	unsigned long threads_unlisted;	/* samples of threads past that */
 	json_t *disagreements;
 	unsigned long disagreements_total;
 	json_t *stacks;		/* --json-all, else NULL */
@@ -149,8 +151,11 @@ struct stats_folded {
 
 /*
  * One thread's samples: @taken by the kernel (or at its stop), @walked of
- * them (the rest were dropped: the supervisor busy, the thread gone).
+ * them (the rest were dropped: the supervisor busy, the thread gone). At
+ * most STATS_MAX_THREADS are kept (a run of many short processes).
  */
+#define STATS_MAX_THREADS 4096
+
 struct stats_thread {
 	char *key;
 	pid_t tgid;

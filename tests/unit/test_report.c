@@ -228,3 +228,26 @@ Test(report, unwritable_path_is_refused_before_the_run)
 		  "%s", text);
 	free(text);
 }
+
+/*
+ * At most STATS_MAX_THREADS threads are listed (a run of many short
+ * processes keeps bounded memory); the samples of the others are counted.
+ */
+Test(report, threads_listed_up_to_the_cap_the_rest_counted)
+{
+	size_t before = stats.n_threads, n, i, twice = 0;
+	struct stats_thread **v;
+
+	for (pid_t tid = 1; tid <= STATS_MAX_THREADS + 2; tid++)
+		stats_taken(&stats, 100000, 100000 + tid);
+	stats_taken(&stats, 100000, 100001);	/* listed: counted in its entry */
+	v = stats_threads_sorted(&stats, &n);
+	cr_assert(v);
+	cr_assert_eq(stats.n_threads, STATS_MAX_THREADS);
+	cr_assert_eq(n, STATS_MAX_THREADS);
+	cr_assert_eq(stats.threads_unlisted, before + 2);
+	for (i = 0; i < n; i++)
+		twice += v[i]->tid == 100001 && v[i]->taken == 2;
+	cr_assert_eq(twice, 1);
+	free(v);
+}
