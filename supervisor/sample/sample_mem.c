@@ -92,6 +92,13 @@ static int read_remote(struct sample_mem *m, uint64_t addr, uint8_t *buf, size_t
 	return 0;
 }
 
+/* A read of a stack outside the copy: it is live, later; 0, or -EFAULT with copy_only. */
+static int outside_copy(struct sample_mem *m)
+{
+	m->past_copy = true;
+	return m->copy_only ? -EFAULT : 0;
+}
+
 int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
 {
 	const struct sample *s = m->smp;
@@ -110,11 +117,8 @@ int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
 	 * just popped, which a rule may still name), is read live: later.
 	 */
 	if ((addr < s->stack_start || end > s->stack_start + s->stack_len) &&
-	    addr < s->stack_map_end && end > s->stack_map_start) {
-		m->past_copy = true;
-		if (m->copy_only)
-			return -EFAULT;
-	}
+	    addr < s->stack_map_end && end > s->stack_map_start && outside_copy(m))
+		return -EFAULT;
 	return read_remote(m, addr, buf, len);
 }
 
@@ -133,11 +137,9 @@ static int accessor_read_stack(void *ctx, uint64_t addr, void *buf, size_t len)
 	struct sample_mem *m = ctx;
 	const struct sample *s = m->smp;
 
-	if (addr < s->stack_start || addr + len > s->stack_start + s->stack_len) {
-		m->past_copy = true;
-		if (m->copy_only)
-			return -EFAULT;
-	}
+	if ((addr < s->stack_start || addr + len > s->stack_start + s->stack_len) &&
+	    outside_copy(m))
+		return -EFAULT;
 	return sample_mem_read(m, addr, buf, len);
 }
 
