@@ -7,7 +7,9 @@
  *   (a) the program with LD_AUDIT=libcodectl-audit.so and no supervisor
  *       (the module's cost when codectl says ENOSYS);
  *   (r) codectl-run --no-loader-module (supervisor, exec registration only);
- *   (m) codectl-run (supervisor and module: 24 objects registered).
+ *   (m) codectl-run (supervisor and module: 24 objects registered);
+ *   (R), (M) the same two without sampling (-F 0): (M - R) / 24 is what one
+ *       registration costs, M / m what sampling adds.
  * Usage: startup [--runs N]   (default 40)
  */
 #include <stdio.h>
@@ -19,11 +21,13 @@
 
 #include "child.h"
 
-enum { NATIVE, AUDIT_ONLY, RUN_NO_MODULE, RUN_MODULE, NVARIANTS };
+enum { NATIVE, AUDIT_ONLY, RUN_NO_MODULE, RUN_MODULE, RUN_NO_MODULE_F0, RUN_MODULE_F0,
+       NVARIANTS };
 
 static const char *const names[NVARIANTS] = {
 	"program alone", "LD_AUDIT module, no supervisor", "codectl-run --no-loader-module",
-	"codectl-run (module registers every object)",
+	"codectl-run (module registers every object)", "codectl-run -F 0 --no-loader-module",
+	"codectl-run -F 0 (module, no sampling)",
 };
 
 static double now_ns(void)
@@ -69,6 +73,8 @@ int main(int argc, char **argv)
 		{ prog, NULL },
 		{ run, "-q", "--no-loader-module", "--", prog, NULL },
 		{ run, "-q", "--", prog, NULL },
+		{ run, "-q", "-F", "0", "--no-loader-module", "--", prog, NULL },
+		{ run, "-q", "-F", "0", "--", prog, NULL },
 	};
 	int runs = argc > 2 && !strcmp(argv[1], "--runs") ? atoi(argv[2]) : 40;
 	double *t[NVARIANTS], med[NVARIANTS];
@@ -96,14 +102,17 @@ int main(int argc, char **argv)
 	       "median of %d starts\n", runs);
 	for (int v = 0; v < NVARIANTS; v++) {
 		med[v] = median(t[v], runs);
-		printf("  (%c) %-46s %9.0f us\n", "narm"[v], names[v], med[v] / 1e3);
+		printf("  (%c) %-46s %9.0f us\n", "narmRM"[v], names[v], med[v] / 1e3);
 		free(t[v]);
 	}
 	printf("  registration by the module, under codectl-run: m - r = %.0f us "
 	       "(%.1f us per object of 24)\n", (med[RUN_MODULE] - med[RUN_NO_MODULE]) / 1e3,
 	       (med[RUN_MODULE] - med[RUN_NO_MODULE]) / 1e3 / 24);
-	printf("  ratios: a/n %.2f  r/n %.2f  m/n %.2f  m/r %.2f\n", med[AUDIT_ONLY] / med[NATIVE],
-	       med[RUN_NO_MODULE] / med[NATIVE], med[RUN_MODULE] / med[NATIVE],
-	       med[RUN_MODULE] / med[RUN_NO_MODULE]);
+	printf("  one registration, no sampling: (M - R) / 24 = %.1f us\n",
+	       (med[RUN_MODULE_F0] - med[RUN_NO_MODULE_F0]) / 1e3 / 24);
+	printf("  ratios: a/n %.2f  r/n %.2f  m/n %.2f  m/r %.2f  m/M (sampling) %.2f\n",
+	       med[AUDIT_ONLY] / med[NATIVE], med[RUN_NO_MODULE] / med[NATIVE],
+	       med[RUN_MODULE] / med[NATIVE], med[RUN_MODULE] / med[RUN_NO_MODULE],
+	       med[RUN_MODULE] / med[RUN_MODULE_F0]);
 	return 0;
 }

@@ -60,13 +60,19 @@ static void before_exec(void *ctx, struct proc *p)
 	sampler_flush_proc(r->sampler, p->tgid);
 }
 
-/* Samples taken before a call's answer are walked against the registrations before it. */
-static void registrations_changing(void *ctx, struct proc *p)
+/*
+ * Samples taken before a call's answer are walked against the registrations
+ * before it: ours at once (the drain), and before a removal the references
+ * too, which name JIT frames and tell which frames libunwind cannot check
+ * by the registrations (a JIT's unregistered code would be no JIT's).
+ */
+static void registrations_changing(void *ctx, struct proc *p, bool removing)
 {
 	struct run *r = ctx;
 
-	(void)p;
 	sampler_drain(r->sampler);
+	if (removing)
+		sampler_flush_proc(r->sampler, p->tgid);
 }
 
 static void on_exec(void *ctx, struct proc *p, struct thread *th)

@@ -85,7 +85,8 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct entr
 	int err;
 
 	if (c->trace->hooks.registrations_changing)
-		c->trace->hooks.registrations_changing(c->trace->hooks.ctx, p);
+		c->trace->hooks.registrations_changing(c->trace->hooks.ctx, p,
+						       entries_removes(call));
 	if (maps_old(p)) {
 		err = refresh(c, p, tid);
 		if (err)
@@ -274,7 +275,7 @@ static void serve(struct calls *c, const struct seccomp_notif *req)
 		return;
 	}
 	remote_mem_init(&rm, tid, c->nparked < SLOW_READ_MAX ? c->slow_fd : -1,
-			&p->as->pagemap_fd);
+			&p->as->fds);
 	err = prepare(c, p, tid, &call, &rm, &res);
 	if (rm.parked) {	/* the caller waits for its memory; the others do not */
 		emu_codectl_discard(&res);

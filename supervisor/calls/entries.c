@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <linux/audit.h>
 #include <linux/sframe_setup.h>
+#include <linux/stacktrace_setup.h>
 
 #include "entries.h"
 
@@ -63,6 +64,22 @@ int entries_decode(const struct entry_numbers *n, const struct seccomp_notif *re
 	for (int i = 0; i < 5; i++)
 		out->kcall.arg[i] = req->data.args[i];
 	return 0;
+}
+
+bool entries_removes(const struct entry_call *c)
+{
+	switch (c->entry) {
+	case EMU_ENTRY_CODECTL:
+		return c->codectl.option == CODE_UNREGISTER;
+	case EMU_ENTRY_SFRAME_UNREGISTER:
+		return true;
+	case EMU_ENTRY_PRCTL:
+		return (int)c->kcall.arg[0] == PR_REMOVE_SFRAME;
+	case EMU_ENTRY_STACKTRACE_SETUP:
+		return (int)c->kcall.arg[0] == STACKTRACE_UNREGISTER_SFRAME;
+	default:
+		return false;
+	}
 }
 
 int entries_prepare(const struct emu_policy *p, const struct emu_space *sp,

@@ -56,6 +56,12 @@ void entries_traps(const struct entry_numbers *n, struct notify_traps *t);
 int entries_decode(const struct entry_numbers *n, const struct seccomp_notif *req,
 		   struct entry_call *out);
 
+/**
+ * entries_removes() - is @c a removal (CODE_UNREGISTER, sframe_unregister,
+ * PR_REMOVE_SFRAME, stacktrace_setup's unregister), at whichever entry point?
+ */
+bool entries_removes(const struct entry_call *c);
+
 /** entries_prepare() - emu_codectl_prepare() or emu_kcall_prepare(), as @c's entry is. */
 int entries_prepare(const struct emu_policy *p, const struct emu_space *sp,
 		    const struct entry_call *c, struct emu_call_result *res);

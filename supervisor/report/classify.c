@@ -152,6 +152,10 @@ void classify_sample(const struct sample_walks_in *in, struct sample_verdict *v)
 		.past_copy = in->past_copy,
 	};
 	v->has_step = v->covered >= 2;
+	if (in->after_syscall) {
+		v->cls = SC_AFTER_SYSCALL;	/* every walk stepped by the wrong rule */
+		return;
+	}
 	/* frames read past the stack copy are not judged */
 	k = first_bad(in->plaus, 1, in->past_copy && in->past_copy < v->covered ? in->past_copy :
 			v->covered);
@@ -181,7 +185,8 @@ void classify_sample(const struct sample_walks_in *in, struct sample_verdict *v)
 
 bool classify_disagrees(const struct sample_verdict *v)
 {
-	return v->cls != SC_MATCH && v->cls != SC_UNCHECKED && v->cls != SC_JIT_UNCHECKED;
+	return v->cls != SC_MATCH && v->cls != SC_UNCHECKED && v->cls != SC_JIT_UNCHECKED &&
+	       v->cls != SC_AFTER_SYSCALL;
 }
 
 bool classify_needs_third_opinion(const struct sample_verdict *v)
@@ -225,6 +230,7 @@ static enum sample_outcome outcome_of_class(const struct sample_verdict *v)
 	case SC_BOTH_WRONG:
 		return OUTCOME_BOTH_WRONG;
 	case SC_UNCHECKED:
+	case SC_AFTER_SYSCALL:
 		return OUTCOME_UNVERIFIABLE;
 	case SC_BLIND:
 		return v->plausible_there ? OUTCOME_VERIFIED : OUTCOME_UNVERIFIABLE;

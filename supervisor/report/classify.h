@@ -55,7 +55,10 @@
 	  "which only guessed it (no unwind information where it stepped from)") \
 	X(UNCHECKED, "unchecked", "no cross-check (--no-crosscheck, or no libunwind)") \
 	X(JIT_UNCHECKED, "jit-unchecked", "equal up to the first JIT frame; they part after " \
-	  "it, where libunwind has no unwind info")
+	  "it, where libunwind has no unwind info") \
+	X(AFTER_SYSCALL, "after-syscall", "taken in a system call made by a function's last " \
+	  "instruction: the IP, the next function's first byte, was looked up there (as the " \
+	  "kernel does), the walk by another function's rule; no witness can judge it")
 
 enum sample_class {
 #define SAMPLE_CLASS_ID(id, name, what) SC_##id,
@@ -111,6 +114,9 @@ enum sample_outcome {
  *	known); a guessed frame counts only where it is plausible
  * @ref_err: libunwind's result (0: it reached the end; < 0: it failed at
  *	frame @n_ref); @have_ref: libunwind ran at all
+ * @after_syscall: the sample was taken in a system call whose instruction
+ *	ends a function (a noreturn exit): frame 0's IP is the first byte of
+ *	the next function, and its rule that function's
  * @past_copy: our first frame whose step read the stack past the copy taken
  *	at the sample (read after the thread ran on: maybe torn), 0 when none;
  *	it and the frames after it are not judged (their plausibility unknown);
@@ -129,6 +135,7 @@ struct sample_walks_in {
 	unsigned int n_ref;
 	int ref_err;
 	bool have_ref;
+	bool after_syscall;
 	unsigned int past_copy;
 	unsigned int ref_past_copy;
 };

@@ -104,7 +104,7 @@ static void verdict_counts(json_t *o, const struct sample_stats *st)
 		enum sample_class cls;
 	} added[] = { { "ended", SC_ENDED }, { "astray", SC_ASTRAY },
 		      { "ours_wrong", SC_OURS_WRONG }, { "both_wrong", SC_BOTH_WRONG },
-		      { "blind_reference", SC_BLIND } };
+		      { "blind_reference", SC_BLIND }, { "after_syscall", SC_AFTER_SYSCALL } };
 	json_t *why = json_object();
 
 	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++)

@@ -130,7 +130,8 @@ static void print_verdicts(const struct report *r, const struct sample_stats *st
 	static const enum sample_class always[] = { SC_MATCH, SC_ENDED, SC_ASTRAY, SC_DIVERGED,
 						    SC_LIBUNWIND_FAILED };
 	static const enum sample_class rare[] = { SC_OURS_WRONG, SC_BOTH_WRONG, SC_BLIND,
-						  SC_JIT_UNCHECKED, SC_UNCHECKED };
+						  SC_JIT_UNCHECKED, SC_UNCHECKED,
+						  SC_AFTER_SYSCALL };
 	const char *sep = "";
 	size_t i;
 

@@ -197,6 +197,7 @@ static bool parse_sample(const uint8_t *p, size_t size, bool stack, struct ring_
 		memset(&rec->regs, 0, sizeof(rec->regs));
 		rec->stack = NULL;
 		rec->stack_len = 0;
+		rec->in_syscall = false;
 		return true;
 	}
 	memcpy(&abi, p + off + 16, 8);
@@ -213,6 +214,9 @@ static bool parse_sample(const uint8_t *p, size_t size, bool stack, struct ring_
 	if (len)
 		memcpy(&dyn, p + off + len, 8);
 	set_regs(&rec->regs, regs);
+	rec->in_syscall = (((const struct perf_event_header *)p)->misc &
+			   PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL &&
+			  rec->regs.rax == (uint64_t)-ENOSYS;
 	rec->stack = p + off;
 	rec->stack_len = dyn < len ? dyn : len;
 	return true;

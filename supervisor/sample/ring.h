@@ -26,6 +26,10 @@
  * @regs: the user registers (those a record carries; the others 0)
  * @stack, @stack_len: the user stack from SP up, as the kernel copied it (a
  *	copy stops at the first page it cannot read)
+ * @in_syscall: taken in a system call, so @regs.rip is the address after
+ *	its syscall instruction: in the kernel (the record's cpumode) with RAX
+ *	-ENOSYS, the value a system call's entry gives it until the call
+ *	returns (x86 do_syscall_64())
  */
 struct ring_record {
 	pid_t pid;
@@ -34,6 +38,7 @@ struct ring_record {
 	struct user_regs_struct regs;
 	const uint8_t *stack;
 	size_t stack_len;
+	bool in_syscall;
 };
 
 typedef void (*ring_record_fn)(void *ctx, const struct ring_record *rec);

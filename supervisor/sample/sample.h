@@ -62,6 +62,8 @@ struct sample_ours {
  * @freeze_ns: how long the thread stayed stopped for us (waitpid to resume)
  * @waited_ns: how long the signal waited to be taken (see trigger_waited_ns())
  * @programs_own: the program's own SIGPROF (delivered to it unchanged)
+ * @in_syscall: taken in a system call: @regs.rip is the address after its
+ *	syscall instruction (a stop: orig_rax >= 0; a ring record: ring.h)
  * @stopped: our walk was made while the thread was stopped: what it read of
  *	the stack past the copy was the sample's own (--sampler stop)
  * @taken_ns: when it was taken: the stop began, or the kernel's record's
@@ -87,6 +89,7 @@ struct sample {
 	uint64_t freeze_ns;
 	uint64_t waited_ns;
 	bool programs_own;
+	bool in_syscall;
 	bool stopped;
 	uint32_t truth_depth;
 	uint32_t n_truth;

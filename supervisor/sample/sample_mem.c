@@ -92,11 +92,20 @@ static int read_remote(struct sample_mem *m, uint64_t addr, uint8_t *buf, size_t
 	return 0;
 }
 
-/* A read of a stack outside the copy: it is live, later; 0, or -EFAULT with copy_only. */
-static int outside_copy(struct sample_mem *m)
+/*
+ * A read of @len bytes of a stack outside the copy: it is live, later. With
+ * copy_only, @buf gets SAMPLE_MEM_POISON bytes instead, and the walk goes on
+ * with them: the frames that depend on the read part from the live walk's,
+ * those that do not (an FP slot an epilogue popped, which the next rule does
+ * not use) stay equal. Return: true when @buf was so filled.
+ */
+static bool outside_copy(struct sample_mem *m, void *buf, size_t len)
 {
 	m->past_copy = true;
-	return m->copy_only ? -EFAULT : 0;
+	if (!m->copy_only)
+		return false;
+	memset(buf, SAMPLE_MEM_POISON, len);
+	return true;
 }
 
 int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
@@ -117,8 +126,8 @@ int sample_mem_read(struct sample_mem *m, uint64_t addr, void *buf, size_t len)
 	 * just popped, which a rule may still name), is read live: later.
 	 */
 	if ((addr < s->stack_start || end > s->stack_start + s->stack_len) &&
-	    addr < s->stack_map_end && end > s->stack_map_start && outside_copy(m))
-		return -EFAULT;
+	    addr < s->stack_map_end && end > s->stack_map_start && outside_copy(m, buf, len))
+		return 0;
 	return read_remote(m, addr, buf, len);
 }
 
@@ -138,8 +147,8 @@ static int accessor_read_stack(void *ctx, uint64_t addr, void *buf, size_t len)
 	const struct sample *s = m->smp;
 
 	if ((addr < s->stack_start || addr + len > s->stack_start + s->stack_len) &&
-	    outside_copy(m))
-		return -EFAULT;
+	    outside_copy(m, buf, len))
+		return 0;
 	return sample_mem_read(m, addr, buf, len);
 }
 

@@ -20,13 +20,20 @@
 
 struct code_cache;
 
+/*
+ * The byte a copy-only read outside the copy gives: 0xa5a5a5a5a5a5a5a5 is
+ * no canonical address, so no IP, CFA or frame pointer a walk can go on from.
+ */
+#define SAMPLE_MEM_POISON 0xa5
+
 /**
  * struct sample_mem - reader over one sample
  * @smp: the sample (not owned)
  * @remote_reads: process_vm_readv calls made; @remote_faults: pages unreadable
  * @past_copy: a read fell on the stack outside the copy, above it or below
  *	SP (read live, later)
- * @copy_only: such reads fail (-EFAULT) instead: what the copy alone gives
+ * @copy_only: such reads give SAMPLE_MEM_POISON bytes instead: what the
+ *	copy alone gives
  * @stack_high: the end of the highest read on the thread's stack (0: none)
  * @code, @maps: the process's code pages and the mappings that say which
  *	pages are code (both NULL: none)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -20,18 +21,32 @@
 #include "supervisor/report/report.h"
 #include "truth.h"
 
+/*
+ * The sample queue, its stack copies in one mapping. Where a thread is
+ * frozen while its stack is copied (a stop: --sampler stop or sigprof,
+ * --clock wall), their pages are faulted in now (MAP_POPULATE), not during
+ * a freeze; the ring's records are copied with no thread waiting, so their
+ * pages come in as samples arrive (a short run does not pay for copies it
+ * never fills).
+ */
 static int alloc_queue(struct sampler *sm)
 {
 	size_t bytes = sm->opts->stack_bytes + SAMPLE_RED_ZONE;
+	bool freezes = sm->opts->sampler != OPTS_SAMPLER_RING || sm->opts->wall_clock;
+	void *area;
 
+	sm->queue_bytes = bytes * SAMPLER_QUEUE;
+	area = mmap(NULL, sm->queue_bytes, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | (freezes ? MAP_POPULATE : 0), -1, 0);
+	if (area == MAP_FAILED)
+		return -ENOMEM;
+	sm->queue_area = area;
 	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++) {
-		sm->queue[i].stack = malloc(bytes);
+		sm->queue[i].stack = sm->queue_area + i * bytes;
 		sm->queue[i].ours.frames = calloc(sm->opts->max_frames,
 						  sizeof(*sm->queue[i].ours.frames));
-		if (!sm->queue[i].stack || !sm->queue[i].ours.frames)
+		if (!sm->queue[i].ours.frames)
 			return -ENOMEM;
-		/* fault the pages in now, not during a thread's freeze */
-		memset(sm->queue[i].stack, 0, bytes);
 	}
 	return 0;
 }
@@ -94,10 +109,10 @@ void sampler_free(struct sampler *sm)
 	ring_close(&sm->ring);
 	stats_free(&sm->stats);
 	source_lines_free(&sm->lines);
-	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++) {
-		free(sm->queue[i].stack);
+	if (sm->queue_area)
+		munmap(sm->queue_area, sm->queue_bytes);
+	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++)
 		free(sm->queue[i].ours.frames);
-	}
 	free(sm->stop_smp.stack);
 	free(sm->stop_smp.ours.frames);
 	walk_buffers_free(&sm->buf);
@@ -196,6 +211,7 @@ static bool capture(struct sampler *sm, struct thread *th, struct sample *smp)
 	smp->tgid = th->proc->tgid;
 	if (ptrace(PTRACE_GETREGS, th->tid, 0, &smp->regs))
 		return false;
+	smp->in_syscall = (long)smp->regs.orig_rax >= 0;
 	copy_stack(th->proc, smp, sm->opts->stack_bytes);
 	truth_read(th->proc->slot[sm->truth_key], smp);
 	smp->stopped = false;
@@ -482,6 +498,7 @@ static void take_record(void *ctx, const struct ring_record *rec)
 	smp->freeze_ns = 0;
 	smp->waited_ns = 0;
 	smp->programs_own = false;
+	smp->in_syscall = rec->in_syscall;
 	smp->stopped = false;
 	smp->truth_depth = 0;
 	smp->n_truth = 0;
@@ -689,7 +706,9 @@ void sampler_proc_exited(struct sampler *sm, struct proc *p)
 
 	if (!o)
 		return;
-	report_add_sources(&sm->stats, p->tgid, sampler_source_line, sm);
+	/* the source lines of the examples, for a report or a JSON file that shows them */
+	if (!sm->opts->quiet || sm->opts->json_path)
+		report_add_sources(&sm->stats, p->tgid, sampler_source_line, sm);
 	source_lines_adopt(&sm->lines, &o->sym);
 	tracees_proc_clear(&sm->trace->tree, p, sm->proc_key);
 	tracees_proc_clear(&sm->trace->tree, p, sm->code_key);

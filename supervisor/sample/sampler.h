@@ -34,6 +34,7 @@
 /**
  * struct sampler - sampling state of one run (owned by main)
  * @queue, @qhead, @nqueued: ring of captured samples waiting to be unwound
+ * @queue_area, @queue_bytes: the mapping holding their stack copies
  * @buf: what every walk reuses
  * @proc_key, @code_key, @truth_key, @thread_key: the tree's slots for a
  *	process's oracles (struct oracles), code pages (struct code_cache) and
@@ -52,6 +53,8 @@ struct sampler {
 	bool stop_mode;
 	struct sample stop_smp;
 	struct sample queue[SAMPLER_QUEUE];
+	uint8_t *queue_area;
+	size_t queue_bytes;
 	unsigned int qhead;
 	unsigned int nqueued;
 	struct sample_stats stats;

@@ -277,6 +277,9 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 		snprintf(buf, size, "past the first JIT frame (%u): libunwind has no JIT unwind info",
 			 w->v.jit_frame);
 		return buf;
+	case SC_AFTER_SYSCALL:
+		return "in a system call ending the function before frame 0's IP: "
+		       "looked up in the next function";
 	case SC_DIVERGED:
 		snprintf(buf, size, "%s step gives another caller",
 			 emu_source_name(w->in.ours[w->v.first_difference].source));
@@ -342,7 +345,8 @@ static bool ra_lookup_changes(const struct walk_env *env, const struct emu_acces
 /*
  * Our first frame whose step read the stack past the copy (from the process,
  * after the thread ran on: maybe another frame's by then), 0 when none: where
- * the same walk on the copy alone parts from ours.
+ * the same walk on the copy alone (sample_mem's poison for the rest) parts
+ * from ours; the frame count when only how the walk ended depends on it.
  */
 static unsigned int past_copy_from(const struct walk_env *env, const struct emu_accessor *acc,
 				   const struct emu_regs *regs, const struct emu_unwind_opts *uopts,
@@ -366,6 +370,8 @@ static unsigned int past_copy_from(const struct walk_env *env, const struct emu_
 	/* a step whose rule read the RA below SP is wrong, whenever it read it */
 	if (i < res->nframes && (b->ours[i].flags & EMU_FRAME_RA_BELOW_SP))
 		return 0;
+	if (i == res->nframes && (alt.nframes != res->nframes || alt.stop != res->stop))
+		return res->nframes;
 	return i < res->nframes ? i : 0;
 }
 
@@ -526,6 +532,24 @@ void walk_ours(struct sample *smp, const struct walk_env *env)
 	walk_report_removals(env, &o->res);
 }
 
+/*
+ * Was @smp taken in a system call made by the last instruction of a
+ * function (a noreturn exit)? Its IP, the address after the syscall
+ * instruction (0f 05), is then the first byte of the next function. (In a
+ * system call, the IP may also be a handler's first byte, the signal frame
+ * set up, or the syscall instruction itself, the call to be restarted.)
+ */
+static bool syscall_ends_function(const struct walk_env *env, const struct sample *smp,
+				  const struct emu_accessor *acc)
+{
+	uint64_t ip = smp->regs.rip, start, end;
+	uint8_t insn[2];
+
+	return smp->in_syscall && !symbols_function(&env->oracles->sym, ip, &start, &end) &&
+	       start == ip && !acc->read(acc->ctx, ip - 2, insn, sizeof(insn)) &&
+	       insn[0] == 0x0f && insn[1] == 0x05;
+}
+
 void walk_rest(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
@@ -547,6 +571,7 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	env->stats->stack_past_copy += smp->ours.read_past_copy;
 	memcpy(b->ours, smp->ours.frames, res->nframes * sizeof(*b->ours));
 	w.in.past_copy = smp->ours.past_copy;
+	w.in.after_syscall = syscall_ends_function(env, smp, &acc);
 	w.in.ours = b->ours;
 	w.in.n = res->nframes;
 	w.in.stop = res->stop;

@@ -85,6 +85,7 @@ int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 	struct emu_mappings fresh = { 0 };
 	uint64_t before = maps_digest(&p->as->maps);
 	int err = procfs_maps_read(tid, &fresh);
+	bool vdso_gone;
 
 	if (!err && another_program(p->as, &fresh))
 		err = -ESTALE;
@@ -92,12 +93,20 @@ int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 		emu_mappings_free(&fresh);
 		return err;
 	}
+	/*
+	 * No vDSO where there was one: an execve between its switch to the new
+	 * program's memory and the vDSO's mapping (or a program that unmapped
+	 * its vDSO). The old program's registrations are the exec's to drop,
+	 * not stale.
+	 */
+	vdso_gone = p->as->maps_valid && vdso_start(&p->as->maps) && !vdso_start(&fresh);
 	emu_mappings_free(&p->as->maps);
 	p->as->maps = fresh;
 	p->as->maps_valid = true;
 	p->as->maps_hinted = false;
 	p->as->maps_ns = clock_now_ns();
-	emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, &c);
+	if (!vdso_gone)
+		emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, &c);
 	if (maps_digest(&p->as->maps) != before && t->hooks.mappings_changed)
 		t->hooks.mappings_changed(t->hooks.ctx, p);
 	return 0;

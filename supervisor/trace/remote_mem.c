@@ -8,22 +8,33 @@
 
 #include "remote_mem.h"
 
-void remote_mem_init(struct remote_mem *rm, pid_t pid, int done_fd, int *pagemap_fd)
+void remote_mem_init(struct remote_mem *rm, pid_t pid, int done_fd, struct remote_mem_fds *fds)
 {
-	*rm = (struct remote_mem){ .pid = pid, .done_fd = done_fd, .pagemap_fd = pagemap_fd };
+	*rm = (struct remote_mem){ .pid = pid, .done_fd = done_fd, .fds = fds };
 }
 
-static int pagemap(struct remote_mem *rm)
+/* The process's /proc/PID/@name kept in *@fd, opened on first use. */
+static int proc_fd(struct remote_mem *rm, int *fd, const char *name)
 {
 	char path[64];
 
-	if (*rm->pagemap_fd == -1) {
-		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)rm->pid);
-		*rm->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (*rm->pagemap_fd < 0)
-			*rm->pagemap_fd = -2;
+	if (*fd == -1) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)rm->pid, name);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			*fd = -2;
 	}
-	return *rm->pagemap_fd;
+	return *fd;
+}
+
+/*
+ * May the read wait? Only on a page that is not present, outside a file on
+ * a block device (a userfaultfd range, FUSE, a network filesystem).
+ */
+static bool may_block(struct remote_mem *rm, uint64_t addr, size_t len)
+{
+	return slow_read_may_block(proc_fd(rm, &rm->fds->pagemap, "pagemap"), addr, len) &&
+	       !slow_read_on_block_device(proc_fd(rm, &rm->fds->maps, "maps"), addr, len);
 }
 
 /* A failure that is not the process's is kept for the caller; the read is -EFAULT. */
@@ -61,7 +72,7 @@ static int remote_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	ssize_t n;
 
 	rm->reads++;
-	if (rm->pagemap_fd && slow_read_may_block(pagemap(rm), addr, len))
+	if (rm->fds && may_block(rm, addr, len))
 		return rm->done_fd >= 0 ? read_aside(rm, addr, buf, len) : failed(rm, -EAGAIN);
 	n = process_vm_readv(rm->pid, &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len)

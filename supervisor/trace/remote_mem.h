@@ -10,21 +10,32 @@
 #include "slow_read.h"
 
 /**
+ * struct remote_mem_fds - a process's procfs files its readers keep open,
+ * each opened on first use (-1: not yet; -2: cannot be)
+ * @pagemap: /proc/PID/pagemap: which pages are present
+ * @maps: /proc/PID/maps: its PROCMAP_QUERY (Linux 6.11) tells a mapping's file
+ */
+struct remote_mem_fds {
+	int pagemap;
+	int maps;
+};
+
+/**
  * struct remote_mem - an accessor's context: the process and read statistics
  * @pid: the process read (any thread id of it)
  * @reads: process_vm_readv(2) calls made
  * @internal_err: the errno of a read that failed for a reason of the
  *	reader's, not the process's (ENOMEM, EPERM, ...: no EFAULT, no ESRCH;
  *	EAGAIN: a read that may wait, with no room to let it); 0 when none did
- * @done_fd: an eventfd: reads of pages that are not present run on a thread
- *	of their own (slow_read.h) and write to it when done; -1: such a read
- *	fails (EAGAIN in @internal_err: no room for another read aside)
+ * @done_fd: an eventfd: reads of pages that are not present, outside a
+ *	file on a block device, run on a thread of their own (slow_read.h)
+ *	and write to it when done; -1: such a read fails (EAGAIN in
+ *	@internal_err: no room for another read aside)
  * @parked: a read that did not finish in SLOW_READ_WAIT_MS; it goes on, and
  *	the reads after it fail at once: the caller discards what it read and
  *	tries again once @parked is done (slow_read_done())
- * @pagemap_fd: where /proc/PID/pagemap is kept, opened on first use (-1:
- *	not yet; -2: cannot be); the caller's (its address space's), not closed
- *	here
+ * @fds: where the process's procfs files are kept (the caller's: its
+ *	address space's, not closed here)
  */
 struct remote_mem {
 	pid_t pid;
@@ -32,16 +43,17 @@ struct remote_mem {
 	int internal_err;
 	int done_fd;
 	struct slow_read *parked;
-	int *pagemap_fd;
+	struct remote_mem_fds *fds;
 };
 
 /**
- * remote_mem_init() - a reader of process @pid's memory; with @pagemap_fd
- * (not NULL: it keeps the process's pagemap descriptor), reads of pages that
- * are not present go aside through @done_fd (see above); with NULL every read
- * is made in place, and may wait (tests, a process stopped at exec)
+ * remote_mem_init() - a reader of process @pid's memory; with @fds (not
+ * NULL: it keeps the process's descriptors), a read of pages that are not
+ * present goes aside through @done_fd (see above) unless they are of a file
+ * on a block device (slow_read_on_block_device()); with NULL every read is
+ * made in place, and may wait (tests, a process stopped at exec)
  */
-void remote_mem_init(struct remote_mem *rm, pid_t pid, int done_fd, int *pagemap_fd);
+void remote_mem_init(struct remote_mem *rm, pid_t pid, int done_fd, struct remote_mem_fds *fds);
 
 /**
  * remote_mem_accessor() - an emu accessor reading @rm->pid's memory

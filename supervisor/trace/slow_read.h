@@ -57,4 +57,17 @@ void slow_read_what(const struct slow_read *r, uint64_t *addr, size_t *len);
  */
 bool slow_read_may_block(int pagemap_fd, uint64_t addr, size_t len);
 
+/**
+ * slow_read_on_block_device() - is every byte of [@addr, @addr + @len) of a
+ * file on a block device (a device number with a major other than 0: a
+ * local disk's filesystem, not FUSE, NFS, tmpfs or btrfs' anonymous
+ * devices, nor anonymous memory)? Its missing pages come from the disk:
+ * no userfaultfd (which takes anonymous, shmem and hugetlbfs memory only)
+ * and no server a process runs can hold a read of them. Asked of the
+ * kernel by PROCMAP_QUERY on @maps_fd (/proc/PID/maps) just before the
+ * read, as pagemap is; false where the kernel has no PROCMAP_QUERY (before
+ * 6.11) or @maps_fd < 0.
+ */
+bool slow_read_on_block_device(int maps_fd, uint64_t addr, size_t len);
+
 #endif /* SUPERVISOR_TRACE_SLOW_READ_H */

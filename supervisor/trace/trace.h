@@ -33,7 +33,8 @@
  * @exited: @p has no thread left (before its address space goes)
  * @mappings_changed: @p's mappings changed since they were last read
  * @registrations_changing: a call of @p is about to be answered, and may
- *	change its registrations (told by calls/, which knows of calls)
+ *	change its registrations (told by calls/, which knows of calls);
+ *	@removing: the call is a removal
  */
 struct trace_hooks {
 	void *ctx;
@@ -47,7 +48,7 @@ struct trace_hooks {
 	void (*exit_event)(void *ctx, struct proc *p);
 	void (*exited)(void *ctx, struct proc *p);
 	void (*mappings_changed)(void *ctx, struct proc *p);
-	void (*registrations_changing)(void *ctx, struct proc *p);
+	void (*registrations_changing)(void *ctx, struct proc *p, bool removing);
 };
 
 #define TRACE_MAX_TRAPPED 4

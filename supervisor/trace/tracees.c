@@ -154,7 +154,7 @@ struct addr_space *addr_space_new(const struct tracees *t)
 	if (!as)
 		return NULL;
 	as->refs = 1;
-	as->pagemap_fd = -1;
+	as->fds = (struct remote_mem_fds){ -1, -1 };
 	as->registry = emu_registry_new(t->max_registrations);
 	if (!as->registry) {
 		free(as);
@@ -171,7 +171,7 @@ struct addr_space *addr_space_copy(const struct addr_space *as)
 	if (!c)
 		return NULL;
 	c->refs = 1;
-	c->pagemap_fd = -1;	/* the copy's process has a pagemap of its own */
+	c->fds = (struct remote_mem_fds){ -1, -1 };	/* the copy's process has files of its own */
 	c->registry = emu_registry_dup(as->registry);
 	if (!c->registry) {
 		free(c);
@@ -207,8 +207,10 @@ void addr_space_put(struct addr_space *as)
 		return;
 	emu_registry_free(as->registry);
 	emu_mappings_free(&as->maps);
-	if (as->pagemap_fd >= 0)
-		close(as->pagemap_fd);
+	if (as->fds.pagemap >= 0)
+		close(as->fds.pagemap);
+	if (as->fds.maps >= 0)
+		close(as->fds.maps);
 	free(as);
 }
 

@@ -15,6 +15,7 @@
 #include "emu/mappings.h"
 #include "emu/registry.h"
 #include "emu/rules.h"
+#include "remote_mem.h"
 
 #define ADDR_SPACE_REFUSED 64	/* refusal notes kept per address space */
 
@@ -27,8 +28,8 @@
  * @refused: the last ADDR_SPACE_REFUSED text ranges whose unwind data was
  *	refused or dropped, and why (addr_space_note_refusal()), so that a
  *	report can say why a walk found none there
- * @pagemap_fd: its /proc/PID/pagemap, opened on first use (-1: not yet, -2:
- *	cannot be): which pages a read may wait on (remote_mem.h)
+ * @fds: its /proc/PID/pagemap and maps, opened on first use: which pages a
+ *	read may wait on (remote_mem.h)
  */
 struct addr_space {
 	unsigned int refs;
@@ -37,7 +38,7 @@ struct addr_space {
 	bool maps_valid;
 	bool maps_hinted;
 	uint64_t maps_ns;
-	int pagemap_fd;
+	struct remote_mem_fds fds;
 	struct addr_space_refusal {
 		uint64_t start;
 		uint64_t end;

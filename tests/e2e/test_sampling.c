@@ -278,17 +278,11 @@ Test(sampling, a_makecontext_coroutine_verifies)
 
 /*
  * The program's own CPU-clock timer fires once per 10 ms of its CPU time under
- * either sampler: every expiry is delivered or merged into one delivered
- * (si_overrun, which a loaded machine causes alone too). Under any tracer
- * each of the program's signals waits in a signal-delivery-stop until the
- * tracer lets it go, and on a loaded machine (a whole make check) the 6.18
- * kernel then counts fewer expiries: up to 10 of 100 were seen with the
- * ring sampler, which sends no signal. So 88 of 100 are required, which
- * still fails on what SIGPROF merged into the program's lost before
- * (14-52 %).
- * (Its ITIMER_PROF tick count is not exact even alone: the kernel charges
- * that clock by scheduler tick, which load skews; bench/sample compares it
- * with the program alone on a quiet machine.)
+ * either sampler: every expiry up to the last delivery is delivered or merged
+ * into one delivered (si_overrun, which a loaded machine causes alone too),
+ * so their sum is the CPU time at that delivery in 10 ms, whatever the load
+ * (the expiries after it are lost with the disarm, alone as well: not
+ * counted). SIGPROF merged into the program's lost 14-52 % before.
  */
 Test(sampling, programs_own_cpu_timer_loses_no_expiry)
 {
@@ -304,7 +298,7 @@ Test(sampling, programs_own_cpu_timer_loses_no_expiry)
 		cr_assert_eq(sscanf(r.out, "own-timer: %d delivered, %d overruns, %d foreign, cpu %lf",
 				    &delivered, &overruns, &foreign, &cpu), 4, "%s", r.out);
 		cr_assert_eq(foreign, 0);
-		cr_assert(delivered + overruns >= (int)(cpu * 88) &&
+		cr_assert(delivered + overruns >= (int)(cpu * 100) - 1 &&
 			  delivered + overruns <= (int)(cpu * 100) + 1,
 			  "%s: %d delivered + %d overruns in %.6f s of CPU time", samplers[i],
 			  delivered, overruns, cpu);
@@ -651,6 +645,11 @@ static void check_jit_stack(json_t *s, size_t *in_loop, size_t *in_leaf)
 	json_int_t first = json_integer_value(json_object_get(s, "first_jit_frame"));
 	json_int_t n = json_integer_value(json_object_get(s, "jit_frames"));
 
+	if (first >= json_integer_value(json_object_get(s, "covered"))) {
+		/* the frame-pointer fallback after the covered prefix read a JIT address */
+		cr_assert_str_eq(json_string_value(json_object_get(s, "outcome")), "verified");
+		return;
+	}
 	cr_assert(!strcmp(cls, "jit-unchecked") || !strcmp(cls, "match"), "class %s", cls);
 	cr_assert(json_is_true(json_object_get(s, "agrees")));
 	if (frame_is(s, 0, "jit_loop+", "regs")) {

@@ -632,3 +632,24 @@ Test(sample_classify, a_wrong_frame_before_the_copy_ends_stays_wrong)
 	cr_assert_eq(classify_outcome(&v), OUTCOME_OURS_WRONG);
 	cr_assert(classify_check_failed(&v));
 }
+
+Test(sample_classify, a_walk_from_after_a_function_ending_syscall_is_unverifiable)
+{
+	static const struct emu_frame after[] = { F(0x100, REGS) };
+	const uint64_t ref[] = { 0x100, 0x0 };
+	const uint8_t plaus[] = { Y }, ref_plaus[] = { Y, NC };
+	struct sample_walks_in in = walks(after, 1, plaus, NO_JIT, ref, 2, ref_plaus);
+	struct sample_verdict v;
+
+	in.stop = EMU_STOP_RA_ZERO;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_LIBUNWIND_FAILED);	/* as if frame 0's rule were its own */
+	in.after_syscall = true;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_AFTER_SYSCALL);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_UNVERIFIABLE);
+	cr_assert_not(classify_check_failed(&v));
+	cr_assert_not(classify_disagrees(&v));
+	cr_assert_not(classify_libunwind_wrong(&v));
+	cr_assert_str_eq(classify_class_name(v.cls), "after-syscall");
+}

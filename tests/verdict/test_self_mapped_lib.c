@@ -94,7 +94,7 @@ static void run_mode(const char *mode)
 	const char *args[] = { mode, NULL };
 	char out[64];
 	struct verdict_run v;
-	size_t i, in_lib = 0, n_ref_failed = 0;
+	size_t i, in_lib = 0, n_ref_failed = 0, past = 0;
 	bool copy = !strcmp(mode, "copy"), named = !copy || map_files_open();
 	json_t *s;
 
@@ -107,6 +107,10 @@ static void run_mode(const char *mode)
 	snprintf(out, sizeof(out), "self_mapped_lib: %s: done\n", mode);
 	cr_assert_str_eq(v.r.out, out);
 	json_array_foreach(verdict_stacks(&v), i, s) {
+		if (verdict_is(s, "outcome", "past-copy")) {
+			past++;	/* the kernel's copy ended at a stack page not resident yet */
+			continue;
+		}
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
 		if (!in_library(s, NULL))
 			continue;
@@ -130,10 +134,11 @@ static void run_mode(const char *mode)
 	cr_assert_geq(verdict_count(&v, "libunwind_failed"), (long long)n_ref_failed);
 	cr_assert_geq(verdict_count(&v, "ended") + verdict_count(&v, "astray"),
 		      (long long)(in_lib - n_ref_failed));
-	cr_assert_eq(verdict_count(&v, "verified"), verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "verified") + (long long)past, verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "past_copy"), (long long)past);
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);
-	cr_assert_eq(verdict_count(&v, "diverged"), 0);
+	cr_assert_leq(verdict_count(&v, "diverged"), (long long)past);
 	verdict_free(&v);
 }
 
