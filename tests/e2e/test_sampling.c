@@ -312,7 +312,9 @@ Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
 	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
 	struct run r;
 	int own = -1, foreign = -1;
-	json_t *j;
+	json_int_t taken = 0;
+	json_t *j, *t;
+	size_t i;
 
 	SRUN(&r, "-q", "--sampler", "sigprof", "--json", json, "--", SAMPLE_PROG, "own-prof");
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.log);
@@ -333,7 +335,10 @@ Test(sampling, programs_own_sigprof_is_delivered_and_ours_never)
 	cr_assert_eq(count(j, "programs_own"), 0);
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "run"), "trigger")),
 			 "perf-ring");
-	cr_assert_gt(count(j, "total"), 800, "%lld samples", (long long)count(j, "total"));
+	/* taken, walked or not (a loaded machine may drop some from a full queue) */
+	json_array_foreach(json_object_get(j, "threads"), i, t)
+		taken += json_integer_value(json_object_get(t, "taken"));
+	cr_assert_gt(taken, 800, "%lld samples taken", (long long)taken);
 	json_decref(j);
 	run_free(&r);
 }
