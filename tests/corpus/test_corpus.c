@@ -1184,11 +1184,17 @@ static const struct end interrupted_in_libc = {
 	.reason = LIBC_FALLBACK,
 };
 
+/* A signal taken as the program's setitimer() arms or disarms the timer: libc, no SFrame. */
+static const struct end interrupted_in_setitimer = {
+	.fn = "setitimer", .cls = FALLBACK, .reason = LIBC_FALLBACK,
+};
+
 static const struct program signal_deep = {
 	.name = "signal_deep",
 	.rules = (const struct rule[]){
 		{ FNS("handler_spin", "handler_nested", "handler", "now_ns"),
-		  ENDS(&start_main, &interrupted_in_vdso, &interrupted_in_libc) },
+		  ENDS(&start_main, &interrupted_in_vdso, &interrupted_in_libc,
+		       &interrupted_in_setitimer) },
 		{ FNS("deep_spin", "deep_chain", "run", "main"), ENDS(&start_main) },
 		{ NULL, NULL },
 	},
