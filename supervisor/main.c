@@ -258,6 +258,27 @@ static void link_verify(const struct verify_session *v, struct sample_stats *st)
 	free(p);
 }
 
+/*
+ * -F 0: no samples, but the files asked for are written all the same (the
+ * registrations, --verify's findings, the supervisor's own figures).
+ */
+static void write_files_unsampled(struct run *r, struct report *rep)
+{
+	struct sample_stats none;
+
+	if (!r->opts.json_path && !r->opts.folded_path)
+		return;
+	if (stats_init(&none, false, 0)) {
+		log_line(&r->log, "out of memory: --json and --folded files not written");
+		return;
+	}
+	rep->stats = &none;
+	rep->verify = r->verify ? verify_session_json(r->verify) : NULL;
+	report_write_files(rep);
+	json_decref(rep->verify);
+	stats_free(&none);
+}
+
 /* The report, the files, and --check's verdict (exit status 3). */
 static void finish_sampling(struct run *r)
 {
@@ -278,11 +299,15 @@ static void finish_sampling(struct run *r)
 				   t.stale },
 		.exit_status = program_status(r),
 		.exited_holding = tracees_exited_holding(&r->trace.tree),
+		.maps_full_reads = r->trace.maps_reads.full,
+		.maps_range_reads = r->trace.maps_reads.ranges,
 		.log = &r->log,
 	};
 
-	if (!r->sampler)
+	if (!r->sampler) {
+		write_files_unsampled(r, &rep);
 		return;
+	}
 	if (r->verify) {
 		link_verify(r->verify, rep.stats);
 		rep.verify = verify_session_json(r->verify);

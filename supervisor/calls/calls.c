@@ -74,34 +74,63 @@ static int emulator_failure(struct calls *c, pid_t tid, struct emu_call_result *
 	return emu_reject(&res->verdict, EMU_R_EMULATOR_FAILURE, "%s: %s", what, strerror(-err));
 }
 
-/* Prepare; on a refusal the cached mappings may explain, re-read them and retry once. */
+/* How current the mappings a call was prepared with are. */
+enum maps_state {
+	MAPS_CACHED,	/* as cached, maybe older than the call */
+	MAPS_RANGES,	/* asked of the kernel where the call speaks of */
+	MAPS_FULL,	/* all read again */
+};
+
+/*
+ * After a refusal the mappings may explain: ask the kernel for those where
+ * the call speaks of, or where that cannot be, or was done already, read
+ * them all again. Return: the state reached, or a negative errno.
+ */
+static int refresh_for(struct calls *c, struct proc *p, pid_t tid, const struct entry_call *call,
+		       const struct emu_call_result *res, enum maps_state st)
+{
+	struct maps_range r[ENTRIES_RANGES];
+	size_t n;
+	int err;
+
+	if (st == MAPS_CACHED) {
+		n = entries_ranges(call, res, r);
+		if (n && !maps_refresh_ranges(c->trace, p, tid, r, n))
+			return MAPS_RANGES;
+	}
+	err = refresh(c, p, tid);
+	return err ? err : MAPS_FULL;
+}
+
+/*
+ * Prepare; on a refusal the cached mappings may explain, bring them up to
+ * date (where the call speaks of, then all) and try again.
+ */
 static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct entry_call *call,
 		   struct remote_mem *rm, struct emu_call_result *res)
 {
 	struct emu_accessor mem = remote_mem_accessor(rm);
 	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps };
 	struct emu_policy pol = policy_for(c, p);
-	bool fresh = false;
-	int err;
+	int st = MAPS_CACHED, err;
 
 	if (c->trace->hooks.registrations_changing)
 		c->trace->hooks.registrations_changing(c->trace->hooks.ctx, p,
 						       entries_removes(call));
 	if (maps_old(p)) {
-		err = refresh(c, p, tid);
-		if (err)
-			return emulator_failure(c, tid, res, err, "reading its mappings");
-		fresh = true;
+		st = refresh_for(c, p, tid, call, res, MAPS_RANGES);
+		if (st < 0)
+			return emulator_failure(c, tid, res, st, "reading its mappings");
 	}
-	sp.maps_cached = !fresh;
-	err = entries_prepare(&pol, &sp, call, res);
-	if (err && !fresh && maps_related(res->verdict.rule)) {
-		emu_codectl_discard(res);
-		err = refresh(c, p, tid);
-		if (err)
-			return emulator_failure(c, tid, res, err, "reading its mappings");
-		sp.maps_cached = false;
+	for (;;) {
+		sp.maps_cached = st == MAPS_CACHED;
 		err = entries_prepare(&pol, &sp, call, res);
+		if (!err || st == MAPS_FULL || !maps_related(res->verdict.rule))
+			break;
+		emu_codectl_discard(res);
+		st = refresh_for(c, p, tid, call, res, st);
+		if (st < 0)
+			return emulator_failure(c, tid, res, st, "reading its mappings");
 	}
 	if (rm->internal_err)
 		return emulator_failure(c, tid, res, -rm->internal_err, "reading its memory");

@@ -82,6 +82,58 @@ bool entries_removes(const struct entry_call *c)
 	}
 }
 
+/* [@start, @start + @size), empty when it wraps. */
+static struct maps_range sized(uint64_t start, uint64_t size)
+{
+	return (struct maps_range){ start, start + size < start ? start : start + size };
+}
+
+size_t entries_ranges(const struct entry_call *c, const struct emu_call_result *res,
+		      struct maps_range r[ENTRIES_RANGES])
+{
+	const uint64_t *a = c->kcall.arg;
+
+	if (entries_removes(c))
+		return 0;
+	switch (c->entry) {
+	case EMU_ENTRY_CODECTL:
+		if (!res->have_args)
+			return 0;
+		if (res->option == CODE_REGISTER_JIT) {
+			r[0] = (struct maps_range){ res->args.jit.text_start, res->args.jit.text_end };
+			return 1;
+		}
+		if (res->option == CODE_REGISTER_ELF) {
+			r[0] = (struct maps_range){ res->args.elf.text_start, res->args.elf.text_end };
+			r[1] = (struct maps_range){ res->args.elf.sframe_start,
+						    res->args.elf.sframe_end };
+			return 2;
+		}
+		if (res->option != CODE_REGISTER_SFRAME)
+			return 0;
+		r[0] = (struct maps_range){ res->args.sframe.text_start, res->args.sframe.text_end };
+		r[1] = (struct maps_range){ res->args.sframe.sframe_start,
+					    res->args.sframe.sframe_end };
+		return 2;
+	case EMU_ENTRY_SFRAME_REGISTER:
+		if (!res->have_args)
+			return 0;
+		r[0] = sized(res->args.setup.text_start, res->args.setup.text_size);
+		r[1] = sized(res->args.setup.sframe_start, res->args.setup.sframe_size);
+		return 2;
+	case EMU_ENTRY_PRCTL:
+		r[0] = (struct maps_range){ a[3], a[4] };
+		r[1] = (struct maps_range){ a[1], a[2] };
+		return 2;
+	case EMU_ENTRY_STACKTRACE_SETUP:
+		r[0] = sized(a[3], a[4]);
+		r[1] = sized(a[1], a[2]);
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 int entries_prepare(const struct emu_policy *p, const struct emu_space *sp,
 		    const struct entry_call *c, struct emu_call_result *res)
 {

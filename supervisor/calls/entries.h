@@ -17,6 +17,7 @@
 
 #include "emu/codectl_call.h"
 #include "emu/kernel_call.h"
+#include "supervisor/trace/maps.h"
 #include "notify.h"
 #include "trace_line.h"
 
@@ -61,6 +62,18 @@ int entries_decode(const struct entry_numbers *n, const struct seccomp_notif *re
  * PR_REMOVE_SFRAME, stacktrace_setup's unregister), at whichever entry point?
  */
 bool entries_removes(const struct entry_call *c);
+
+#define ENTRIES_RANGES 2	/* ranges a call speaks of, at most */
+
+/**
+ * entries_ranges() - the address ranges registration @c speaks of (its text,
+ * its SFrame section or JIT code), for a check of the mappings there after
+ * a refusal they may explain; @res is its prepared result (the caller's
+ * struct, where it has one). Ranges may be empty (start >= end).
+ * Return: how many are in @r (0 for a removal or a struct not read).
+ */
+size_t entries_ranges(const struct entry_call *c, const struct emu_call_result *res,
+		      struct maps_range r[ENTRIES_RANGES]);
 
 /** entries_prepare() - emu_codectl_prepare() or emu_kcall_prepare(), as @c's entry is. */
 int entries_prepare(const struct emu_policy *p, const struct emu_space *sp,

@@ -129,6 +129,12 @@ static bool number(const char **p, int base, char sep, uint64_t *v)
 	return true;
 }
 
+uint64_t procfs_map_ident(uint64_t offset, uint64_t dev_major, uint64_t dev_minor, uint64_t inode)
+{
+	return inode ? (inode * 0x9e3779b97f4a7c15ull) ^ (dev_major << 40) ^ (dev_minor << 20) ^
+		       offset : 0;
+}
+
 int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, unsigned int *prot,
 			   uint64_t *ident)
 {
@@ -147,9 +153,7 @@ int procfs_maps_parse_line(const char *line, uint64_t *start, uint64_t *end, uns
 		return -EINVAL;
 	*prot = (perms[0] == 'r' ? EMU_PROT_READ : 0) | (perms[1] == 'w' ? EMU_PROT_WRITE : 0) |
 		(perms[2] == 'x' ? EMU_PROT_EXEC : 0) | (strstr(p, " [vdso]") ? EMU_VMA_VDSO : 0);
-	/* a file mapping's identity: device, inode and file offset */
-	*ident = inode ? (inode * 0x9e3779b97f4a7c15ull) ^ (dev_major << 40) ^ (dev_minor << 20) ^
-			 offset : 0;
+	*ident = procfs_map_ident(offset, dev_major, dev_minor, inode);
 	return 0;
 }
 

@@ -41,6 +41,12 @@ void procfs_exe(pid_t pid, char *buf, size_t size);
 int procfs_maps_read(pid_t pid, struct emu_mappings *m);
 
 /**
+ * procfs_map_ident() - a file mapping's identity (emu_vma.ident): its
+ * device, inode and file offset hashed; 0 for anonymous memory (@inode 0)
+ */
+uint64_t procfs_map_ident(uint64_t offset, uint64_t dev_major, uint64_t dev_minor, uint64_t inode);
+
+/**
  * procfs_maps_parse_line() - the range, EMU_PROT_* bits (EMU_VMA_VDSO for
  *	the vDSO) and file identity (device, inode, offset; 0 for anonymous
  *	memory) of one maps line

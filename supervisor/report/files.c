@@ -225,7 +225,8 @@ static json_t *run_json(const struct report *r)
 	return json_pack("{s:o,s:i,s:i,s:s,s:s,s:b,s:b,s:I,s:i,s:I,s:b}", "program", argv,
 			 "exit_status", r->exit_status, "freq", (int)o->freq,
 			 "clock", o->wall_clock ? "wall" : "cpu",
-			 "trigger", r->stop ? "perf-stop" : r->ring ? "perf-ring" :
+			 "trigger", !o->freq ? "none" :
+				    r->stop ? "perf-stop" : r->ring ? "perf-ring" :
 			 r->perf_events ? "perf-event" : "timer",
 			 "strict", o->strict, "crosscheck", o->crosscheck,
 			 "stack_size", (json_int_t)(r->ring && !r->stop ? r->ring_stack :
@@ -241,9 +242,11 @@ static json_t *usage_json(const struct report *r)
 
 	if (self_usage_read(&u))
 		return json_null();
-	return json_pack("{s:i,s:I,s:I,s:i}", "fds", (int)u.fds, "rss_kb", (json_int_t)u.rss_kb,
-			 "max_rss_kb", (json_int_t)u.max_rss_kb,
-			 "exited_holding_state", (int)r->exited_holding);
+	return json_pack("{s:i,s:I,s:I,s:i,s:{s:I,s:I}}", "fds", (int)u.fds,
+			 "rss_kb", (json_int_t)u.rss_kb, "max_rss_kb", (json_int_t)u.max_rss_kb,
+			 "exited_holding_state", (int)r->exited_holding,
+			 "maps_reads", "full", (json_int_t)r->maps_full_reads,
+			 "ranges", (json_int_t)r->maps_range_reads);
 }
 
 static json_t *cost_json(struct sample_stats *st)

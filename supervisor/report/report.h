@@ -41,6 +41,8 @@ struct report_registrations {
  * @exit_status: the program's, for --json
  * @exited_holding: exited processes whose sampling state is still held
  *	(--json's "supervisor": 0 unless state leaks)
+ * @maps_full_reads, @maps_range_reads: whole /proc/PID/maps files read,
+ *	and ranges asked of PROCMAP_QUERY (--json's "supervisor")
  * @verify: --verify's "verify" array for --json, or NULL (not owned)
  */
 struct report {
@@ -57,6 +59,8 @@ struct report {
 	struct report_registrations registrations;
 	int exit_status;
 	unsigned int exited_holding;
+	unsigned long maps_full_reads;
+	unsigned long maps_range_reads;
 	struct log *log;
 	json_t *verify;
 };

@@ -3,6 +3,8 @@
 #include "maps.h"
 #include "supervisor/core/procfs.h"
 #include "supervisor/core/clock.h"
+#include "supervisor/core/procmap_query.h"
+#include "remote_mem.h"
 
 bool maps_old(const struct proc *p)
 {
@@ -79,19 +81,20 @@ static bool another_program(const struct addr_space *as, const struct emu_mappin
 	return was && now && was != now;
 }
 
-int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
+/*
+ * Make @fresh @p's mappings (@whole: all of them, read now), drop the
+ * registrations they show stale, and tell the mappings_changed hook when
+ * anything moved. @fresh is taken in every case.
+ */
+static int adopt(struct trace *t, struct proc *p, struct emu_mappings *fresh, bool whole)
 {
 	struct stale_ctx c = { t, p };
-	struct emu_mappings fresh = { 0 };
 	uint64_t before = maps_digest(&p->as->maps);
-	int err = procfs_maps_read(tid, &fresh);
 	bool vdso_gone;
 
-	if (!err && another_program(p->as, &fresh))
-		err = -ESTALE;
-	if (err) {	/* the last mappings read stay: an exiting process has none */
-		emu_mappings_free(&fresh);
-		return err;
+	if (another_program(p->as, fresh)) {
+		emu_mappings_free(fresh);
+		return -ESTALE;
 	}
 	/*
 	 * No vDSO where there was one: an execve between its switch to the new
@@ -99,15 +102,117 @@ int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 	 * its vDSO). The old program's registrations are the exec's to drop,
 	 * not stale.
 	 */
-	vdso_gone = p->as->maps_valid && vdso_start(&p->as->maps) && !vdso_start(&fresh);
+	vdso_gone = p->as->maps_valid && vdso_start(&p->as->maps) && !vdso_start(fresh);
 	emu_mappings_free(&p->as->maps);
-	p->as->maps = fresh;
-	p->as->maps_valid = true;
-	p->as->maps_hinted = false;
-	p->as->maps_ns = clock_now_ns();
+	p->as->maps = *fresh;
+	if (whole) {
+		p->as->maps_valid = true;
+		p->as->maps_hinted = false;
+		p->as->maps_ns = clock_now_ns();
+	}
 	if (!vdso_gone)
 		emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, &c);
 	if (maps_digest(&p->as->maps) != before && t->hooks.mappings_changed)
 		t->hooks.mappings_changed(t->hooks.ctx, p);
 	return 0;
+}
+
+int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
+{
+	struct emu_mappings fresh = { 0 };
+	int err = procfs_maps_read(tid, &fresh);
+
+	t->maps_reads.full++;
+	if (err) {	/* the last mappings read stay: an exiting process has none */
+		emu_mappings_free(&fresh);
+		return err;
+	}
+	return adopt(t, p, &fresh, true);
+}
+
+/* The ends of the cached mappings holding a byte of [*@start, *@end), added to it. */
+static void widen_by(const struct emu_mappings *m, uint64_t *start, uint64_t *end)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->vma[i].end <= *start || m->vma[i].start >= *end)
+			continue;
+		if (m->vma[i].start < *start)
+			*start = m->vma[i].start;
+		if (m->vma[i].end > *end)
+			*end = m->vma[i].end;
+	}
+}
+
+/*
+ * Into @out, the kernel's mappings over [@start, @end) widened until no
+ * mapping, cached or fresh, reaches past its ends; *@start and *@end are
+ * the range they replace.
+ */
+static int read_range(int fd, const struct emu_mappings *cached, uint64_t *start, uint64_t *end,
+		      struct emu_mappings *out)
+{
+	for (int round = 0; round < 8; round++) {
+		uint64_t lo = *start, hi = *end;
+		int err;
+
+		emu_mappings_reset(out);
+		err = procmap_read_range(fd, lo, hi, out);
+		if (err)
+			return err;
+		widen_by(cached, &lo, &hi);
+		widen_by(out, &lo, &hi);
+		if (lo == *start && hi == *end)
+			return 0;
+		*start = lo, *end = hi;
+	}
+	return -EAGAIN;	/* the mappings move under the reads */
+}
+
+/* @m with its mappings in [@start, @end) replaced by @fresh's, into @out. */
+static int splice(const struct emu_mappings *m, const struct emu_mappings *fresh, uint64_t start,
+		  uint64_t end, struct emu_mappings *out)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < m->n && m->vma[i].end <= start; i++)
+		err = emu_mappings_add_ident(out, m->vma[i].start, m->vma[i].end, m->vma[i].prot,
+					     m->vma[i].ident);
+	for (size_t i = 0; !err && i < fresh->n; i++)
+		err = emu_mappings_add_ident(out, fresh->vma[i].start, fresh->vma[i].end,
+					     fresh->vma[i].prot, fresh->vma[i].ident);
+	for (size_t i = 0; !err && i < m->n; i++)
+		if (m->vma[i].start >= end)
+			err = emu_mappings_add_ident(out, m->vma[i].start, m->vma[i].end,
+						     m->vma[i].prot, m->vma[i].ident);
+	return err;
+}
+
+int maps_refresh_ranges(struct trace *t, struct proc *p, pid_t tid, const struct maps_range *r,
+			size_t n)
+{
+	int fd = remote_mem_maps_fd(&p->as->fds, tid);
+	struct emu_mappings fresh = { 0 }, out = { 0 };
+	int err = 0;
+
+	if (!p->as->maps_valid)
+		return -ENODATA;
+	for (size_t i = 0; !err && i < n; i++) {
+		uint64_t start = r[i].start, end = r[i].end;
+
+		if (start >= end)
+			continue;
+		err = read_range(fd, &p->as->maps, &start, &end, &fresh);
+		if (!err)
+			t->maps_reads.ranges++;
+		if (!err)
+			err = splice(&p->as->maps, &fresh, start, end, &out);
+		if (!err) {
+			err = adopt(t, p, &out, false);
+			out = (struct emu_mappings){ 0 };
+		}
+		emu_mappings_reset(&out);
+	}
+	emu_mappings_free(&fresh);
+	emu_mappings_free(&out);
+	return err;
 }

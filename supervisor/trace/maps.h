@@ -48,4 +48,25 @@ bool maps_old_for_samples(const struct proc *p);
  */
 int maps_refresh(struct trace *t, struct proc *p, pid_t tid);
 
+/** struct maps_range - addresses [@start, @end) a call spoke of */
+struct maps_range {
+	uint64_t start;
+	uint64_t end;
+};
+
+/**
+ * maps_refresh_ranges() - bring @p's cached mappings up to date over the
+ * @n ranges @r only (empty ones are skipped), asking the kernel for the
+ * mappings there (PROCMAP_QUERY through thread @tid's /proc/TID/maps, kept
+ * open in the address space) instead of re-reading all of them; drop the
+ * registrations that shows stale and tell the mappings_changed hook, as
+ * maps_refresh() does. The mappings' age stays: the others were not read.
+ * Return: 0, -ENODATA (no mappings read since the exec: use
+ * maps_refresh()), -ENOTTY or -EINVAL (a kernel without PROCMAP_QUERY),
+ * -ESTALE (as maps_refresh()), or another negative errno; on an error the
+ * caller falls back to maps_refresh().
+ */
+int maps_refresh_ranges(struct trace *t, struct proc *p, pid_t tid, const struct maps_range *r,
+			size_t n);
+
 #endif /* SUPERVISOR_TRACE_MAPS_H */

@@ -13,18 +13,32 @@ void remote_mem_init(struct remote_mem *rm, pid_t pid, int done_fd, struct remot
 	*rm = (struct remote_mem){ .pid = pid, .done_fd = done_fd, .fds = fds };
 }
 
-/* The process's /proc/PID/@name kept in *@fd, opened on first use. */
-static int proc_fd(struct remote_mem *rm, int *fd, const char *name)
+/* Process @pid's /proc/PID/@name kept in *@fd, opened on first use. */
+static int proc_fd(pid_t pid, int *fd, const char *name)
 {
 	char path[64];
 
 	if (*fd == -1) {
-		snprintf(path, sizeof(path), "/proc/%d/%s", (int)rm->pid, name);
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
 		*fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (*fd < 0)
 			*fd = -2;
 	}
 	return *fd;
+}
+
+int remote_mem_maps_fd(struct remote_mem_fds *fds, pid_t pid)
+{
+	return proc_fd(pid, &fds->maps, "maps");
+}
+
+void remote_mem_fds_close(struct remote_mem_fds *fds)
+{
+	if (fds->pagemap >= 0)
+		close(fds->pagemap);
+	if (fds->maps >= 0)
+		close(fds->maps);
+	*fds = (struct remote_mem_fds){ -1, -1 };
 }
 
 /*
@@ -33,8 +47,8 @@ static int proc_fd(struct remote_mem *rm, int *fd, const char *name)
  */
 static bool may_block(struct remote_mem *rm, uint64_t addr, size_t len)
 {
-	return slow_read_may_block(proc_fd(rm, &rm->fds->pagemap, "pagemap"), addr, len) &&
-	       !slow_read_on_block_device(proc_fd(rm, &rm->fds->maps, "maps"), addr, len);
+	return slow_read_may_block(proc_fd(rm->pid, &rm->fds->pagemap, "pagemap"), addr, len) &&
+	       !slow_read_on_block_device(remote_mem_maps_fd(rm->fds, rm->pid), addr, len);
 }
 
 /* A failure that is not the process's is kept for the caller; the read is -EFAULT. */

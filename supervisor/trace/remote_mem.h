@@ -21,6 +21,19 @@ struct remote_mem_fds {
 };
 
 /**
+ * remote_mem_maps_fd() - @fds' /proc/@pid/maps (any thread of the process),
+ * opened on first use: it stays on the address space it was opened on
+ * Return: the descriptor (owned by @fds), or negative when it cannot be opened.
+ */
+int remote_mem_maps_fd(struct remote_mem_fds *fds, pid_t pid);
+
+/**
+ * remote_mem_fds_close() - close @fds' files (an address space gone, or
+ * replaced by an execve) and mark them not yet opened
+ */
+void remote_mem_fds_close(struct remote_mem_fds *fds);
+
+/**
  * struct remote_mem - an accessor's context: the process and read statistics
  * @pid: the process read (any thread id of it)
  * @reads: process_vm_readv(2) calls made

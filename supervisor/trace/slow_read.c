@@ -6,40 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "slow_read.h"
+#include "supervisor/core/procmap_query.h"
 
 #define PAGE 4096u
 #define PAGEMAP_PRESENT (1ull << 63)
 #define PAGEMAP_SWAPPED (1ull << 62)
 
-/*
- * PROCMAP_QUERY's argument (include/uapi/linux/fs.h, Linux 6.11; declared
- * here for the older headers of Debian 12): in, @size, @query_flags (0: the
- * mapping holding @query_addr) and @query_addr; out, the mapping and its file.
- */
-struct vma_query {
-	uint64_t size;
-	uint64_t query_flags;
-	uint64_t query_addr;
-	uint64_t vma_start;
-	uint64_t vma_end;
-	uint64_t vma_flags;
-	uint64_t vma_page_size;
-	uint64_t vma_offset;
-	uint64_t inode;
-	uint32_t dev_major;
-	uint32_t dev_minor;
-	uint32_t vma_name_size;
-	uint32_t build_id_size;
-	uint64_t vma_name_addr;
-	uint64_t build_id_addr;
-};
-_Static_assert(sizeof(struct vma_query) == 104, "PROCMAP_QUERY's struct is 104 bytes");
-#define VMA_QUERY _IOWR('f', 17, struct vma_query)
 
 /**
  * struct slow_read - one read and its thread
@@ -152,15 +128,15 @@ bool slow_read_may_block(int pagemap_fd, uint64_t addr, size_t len)
 bool slow_read_on_block_device(int maps_fd, uint64_t addr, size_t len)
 {
 	uint64_t end = addr + len;
-	struct vma_query q;
+	struct procmap_vma v;
 
-	if (maps_fd < 0 || !len || end < addr)
+	if (!len || end < addr)
 		return false;
 	while (addr < end) {
-		q = (struct vma_query){ .size = sizeof(q), .query_addr = addr };
-		if (ioctl(maps_fd, VMA_QUERY, &q) || !q.inode || !q.dev_major || q.vma_end <= addr)
+		if (procmap_query(maps_fd, addr, false, &v) || !v.inode || !v.dev_major ||
+		    v.end <= addr)
 			return false;
-		addr = q.vma_end;
+		addr = v.end;
 	}
 	return true;
 }

@@ -64,6 +64,9 @@ struct trace_hooks {
  *	interrupting such a call before its answer never makes it fail with
  *	EINTR: it restarts after the handler, whatever SA_RESTART says
  * @child: the program started; @child_status: its wait status once reaped
+ * @maps_reads: how the cached mappings were brought up to date: @full
+ *	re-reads of a /proc/PID/maps, @ranges ranges the kernel answered
+ *	through PROCMAP_QUERY (maps_refresh_ranges())
  */
 struct trace {
 	struct tracees tree;
@@ -76,6 +79,10 @@ struct trace {
 	int child_status;
 	bool child_reaped;
 	struct trace_hooks hooks;
+	struct maps_reads {
+		unsigned long full;
+		unsigned long ranges;
+	} maps_reads;
 };
 
 /**

@@ -207,10 +207,7 @@ void addr_space_put(struct addr_space *as)
 		return;
 	emu_registry_free(as->registry);
 	emu_mappings_free(&as->maps);
-	if (as->fds.pagemap >= 0)
-		close(as->fds.pagemap);
-	if (as->fds.maps >= 0)
-		close(as->fds.maps);
+	remote_mem_fds_close(&as->fds);
 	free(as);
 }
 
@@ -257,6 +254,7 @@ long proc_exec(struct tracees *t, struct proc *p)
 		dropped = (long)emu_registry_count(p->as->registry);
 		emu_registry_clear(p->as->registry);
 		p->as->maps_valid = false;
+		remote_mem_fds_close(&p->as->fds);	/* they show the old program's memory */
 		return dropped;
 	}
 	as = addr_space_new(t);

@@ -29,7 +29,7 @@
  *	refused or dropped, and why (addr_space_note_refusal()), so that a
  *	report can say why a walk found none there
  * @fds: its /proc/PID/pagemap and maps, opened on first use: which pages a
- *	read may wait on (remote_mem.h)
+ *	read may wait on (remote_mem.h), and single mappings (maps_refresh_ranges())
  */
 struct addr_space {
 	unsigned int refs;

@@ -71,6 +71,18 @@ static int cmd_live(int n)
 	return 0;	/* exit with the registrations in place */
 }
 
+/* @n registrations, each of text mapped just before it (new to any cached mappings). */
+static int cmd_new_text(int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t *t = rx_area(4096);
+
+		CHECK(reg((uintptr_t)t, (uintptr_t)t + 4096) == 0);
+	}
+	printf("new-text: %d registered\n", n);
+	return 0;
+}
+
 struct worker {
 	uint8_t *text;
 	int iter;
@@ -765,6 +777,8 @@ int main(int argc, char **argv)
 		abort();
 	if (!strcmp(cmd, "live"))
 		return cmd_live(a);
+	if (!strcmp(cmd, "new-text"))
+		return cmd_new_text(a);
 	if (!strcmp(cmd, "threads"))
 		return cmd_threads(a, b, argc > 4 ? atoi(argv[4]) : 0);
 	if (!strcmp(cmd, "forks"))

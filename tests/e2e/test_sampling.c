@@ -6,10 +6,13 @@
  * output files and --check.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -755,6 +758,57 @@ Test(sampling, a_thousand_wall_clock_sampled_threads_get_every_answer)
 	j = load(json);
 	cr_assert_gt(count(j, "shed"), 0);
 	cr_assert_gt(count(j, "total"), 0);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* Does this kernel answer PROCMAP_QUERY (Linux 6.11+)? */
+static bool have_procmap_query(void)
+{
+	uint64_t q[13] = { sizeof(q), 0, (uintptr_t)&q };
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	bool yes = fd >= 0 && !ioctl(fd, _IOWR('f', 17, uint64_t[13]), q);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
+/*
+ * 50 registrations, each of text mapped just before the call: every one is
+ * refused by the cached mappings and checked again with fresh ones, read
+ * whole (maps_reads.full) or, where the kernel has PROCMAP_QUERY, asked for
+ * the call's text only (maps_reads.ranges). Besides those 50, exactly two
+ * whole reads: at exec and at exit. A call that finds the cache older than
+ * 100 ms reads it whole instead of asking, so the split between the two
+ * depends on time, their sum does not.
+ */
+Test(sampling, new_text_is_looked_up_not_all_mappings_read)
+{
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	json_int_t full, ranges;
+	json_t *j, *m;
+	struct run r;
+
+	SRUN(&r, "-q", "-F", "0", "--json", json, "--", E2E_PROG, "new-text", "50");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	cr_assert_str_eq(r.out, "new-text: 50 registered\n");
+	j = load(json);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "run"), "trigger")),
+			 "none");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "registrations"),
+							"accepted")), 50);
+	m = json_object_get(json_object_get(j, "supervisor"), "maps_reads");
+	full = json_integer_value(json_object_get(m, "full"));
+	ranges = json_integer_value(json_object_get(m, "ranges"));
+	cr_assert_eq(full + ranges, 50 + 2, "full %lld, ranges %lld", (long long)full,
+		     (long long)ranges);
+	if (have_procmap_query())
+		cr_assert_geq(ranges, 25, "full %lld, ranges %lld", (long long)full,
+			      (long long)ranges);
+	else
+		cr_assert_eq(ranges, 0);
 	json_decref(j);
 	run_free(&r);
 }
