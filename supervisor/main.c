@@ -34,6 +34,11 @@ static int open_log(struct run *r)
 	r->log = (struct log){ .f = stderr, .quiet = r->opts.quiet };
 	if (!r->opts.log_path)
 		return 0;
+	if (!strcmp(r->opts.log_path, "-")) {
+		r->log.f = stdout;
+		setvbuf(stdout, NULL, _IOLBF, 0);	/* lines apart from the program's */
+		return 0;
+	}
 	r->log.f = fopen(r->opts.log_path, "we");
 	if (r->log.f)
 		return 0;
@@ -578,7 +583,7 @@ static void teardown(struct run *r)
 	tracees_free(&r->trace.tree);
 	sampler_free(r->sampler);
 	verify_session_free(r->verify);
-	if (r->log.f != stderr)
+	if (r->log.f != stderr && r->log.f != stdout)
 		fclose(r->log.f);
 }
 

@@ -18,6 +18,18 @@
 
 typedef int (*write_fn)(const struct report *r, FILE *f);
 
+/* "-": to standard output, after what the run wrote there. */
+static int write_stdout(const struct report *r, write_fn fn)
+{
+	int err = fn(r, stdout);
+
+	if (fflush(stdout) || err) {
+		log_line(r->log, "cannot write the report to standard output: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Write to @path itself (not a regular file: a link, a FIFO, a terminal). */
 static int write_in_place(const struct report *r, const char *path, write_fn fn)
 {
@@ -41,9 +53,12 @@ static int write_atomically(const struct report *r, const char *path, write_fn f
 	char *tmp = NULL;
 	FILE *f = NULL;
 	int fd, err = -1;
-	mode_t mask = umask(0);
+	mode_t mask;
 	struct stat st;
 
+	if (!strcmp(path, "-"))
+		return write_stdout(r, fn);
+	mask = umask(0);
 	umask(mask);	/* a report gets the permissions any new file would */
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
 		return write_in_place(r, path, fn);
@@ -324,6 +339,10 @@ static int check_path(struct log *log, const char *opt, const char *path)
 
 	if (!dir)
 		return -1;
+	if (!strcmp(path, "-")) {	/* standard output */
+		free(dir);
+		return 0;
+	}
 	slash = strrchr(dir, '/');
 	if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
 		errno = EISDIR;

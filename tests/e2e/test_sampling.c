@@ -814,6 +814,39 @@ Test(sampling, new_text_is_looked_up_not_all_mappings_read)
 }
 
 /*
+ * "-" is standard output for --json, --folded and -o, as for strace and perf:
+ * no file named "-" is made, and what goes there comes after the program's
+ * own output.
+ */
+Test(sampling, dash_is_standard_output)
+{
+	struct stat st;
+	json_error_t e;
+	const char *p;
+	struct run r;
+	json_t *j;
+
+	cr_assert_neq(lstat("-", &st), 0, "a file named - is here before the test");
+	SRUN(&r, "-q", "-F", "0", "--json", "-", "--", E2E_PROG, "new-text", "3");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	p = "new-text: 3 registered\n";
+	cr_assert_eq(strncmp(r.out, p, strlen(p)), 0, "%s", r.out);
+	j = json_loads(r.out + strlen(p), 0, &e);
+	cr_assert(j, "%s: %s", e.text, r.out);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "registrations"),
+							"accepted")), 3);
+	json_decref(j);
+	run_free(&r);
+	SRUN(&r, "-F", "0", "-o", "-", "--", E2E_PROG, "new-text", "3");
+	cr_assert_eq(r.status, 0, "%s", r.out);
+	cr_assert_str_eq(r.log, "");
+	cr_assert(strstr(r.out, "new-text: 3 registered\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "codectl-run: summary"), "%s", r.out);
+	run_free(&r);
+	cr_assert_neq(lstat("-", &st), 0, "a file named - was made");
+}
+
+/*
  * codectl-run's own descriptors at the end of a run of @n short sampled
  * children, and how many of them still hold per-process state.
  */
