@@ -124,8 +124,10 @@ static void on_exec_error(struct run *r)
 	struct launch_error e;
 	ssize_t n = read(r->exec_err_fd, &e, sizeof(e));
 
-	if (n == sizeof(e) && e.stage == LAUNCH_STAGE_EXEC)
+	if (n == sizeof(e) && e.stage == LAUNCH_STAGE_EXEC) {
+		r->exec_failed = true;
 		log_line(&r->log, "%s: %s", r->opts.argv[0], strerror(e.err));
+	}
 	if (n == sizeof(e) && e.stage == LAUNCH_STAGE_SETUP) {
 		r->start_failed = true;
 		log_line(&r->log, "cannot install the seccomp listener in %s: %s%s",
@@ -602,11 +604,12 @@ int main(int argc, char **argv)
 		drain_exec_error(&r);
 		sampler_drain(r.sampler);
 		sampler_flush(r.sampler);
-		if (!r.opts.quiet && !r.start_failed)
+		sampler_progress_end(r.sampler);
+		if (!r.opts.quiet && !r.start_failed && !r.exec_failed)
 			summary_print(r.log.f, &r.trace.tree);
-		if (r.verify && !r.opts.quiet && !r.start_failed)
+		if (r.verify && !r.opts.quiet && !r.start_failed && !r.exec_failed)
 			verify_session_summary(r.verify, r.log.f);
-		if (!r.start_failed)
+		if (!r.start_failed && !r.exec_failed)
 			finish_sampling(&r);
 		status = exit_status(&r);
 	} else if (r.trace.child > 0 && !r.trace.child_reaped) {

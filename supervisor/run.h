@@ -26,6 +26,8 @@
  * @loader_module: path of libcodectl-audit.so given to the program, or ""
  * @loader_env: the module's settings (--loader-abi), as NAME=VALUE
  * @listener_hup: the seccomp listener hung up (every filtered task is gone)
+ * @exec_failed: PROGRAM could not be executed (its error is the one line
+ *	printed: no summary, no report, no files)
  */
 struct run {
 	struct run_opts opts;
@@ -41,6 +43,7 @@ struct run {
 	char loader_module[4096];
 	char loader_env[2][64];
 	bool start_failed;
+	bool exec_failed;
 	bool listener_hup;
 	bool check_failed;
 	bool reap_pending;	/* SIGCHLD came: wait statuses to collect */

@@ -107,7 +107,8 @@ static void usage(FILE *f)
 		"                          (%d, %d; other prctls run natively)\n"
 		"  --loader-abi ABI        the loader module registers with codectl (default),\n"
 		"                          sframe_register or prctl (implies --prctl-sframe)\n"
-		"  -o, --output FILE       write the log, trace and summary to FILE (default stderr)\n"
+		"  -o, --output FILE       write the log, trace and summary to FILE (default\n"
+		"                          stderr; -: standard output)\n"
 		"      --trace             one line per trapped call, strace style\n"
 		"      --max-registrations N\n"
 		"                          registrations per process before ENOSPC (default %d)\n"
@@ -143,12 +144,15 @@ static void usage(FILE *f)
 		"      --stack-size BYTES  stack copied per sample from SP up (default %u)\n"
 		"      --max-frames N      frames per stack at most (default %u)\n"
 		"      --no-crosscheck     do not unwind samples with libunwind too\n"
-		"      --json FILE         machine-readable report\n"
+		"      --json FILE         machine-readable report (-: standard output)\n"
 		"      --json-all FILE     the same, with every sample's stack\n"
 		"      --folded FILE       folded stacks (outer;...;inner count) for flame graphs\n"
-		"      --check             exit with status 3 when an SFrame-covered stack\n"
-		"                          disagrees with libunwind and elfutils does not side\n"
-		"                          with codectl-run\n"
+		"      --check             exit with status 3 when a sample's covered part is\n"
+		"                          wrong (an implausible frame, or RA 0 read through a\n"
+		"                          row not marked outermost), or disagrees with\n"
+		"                          libunwind where elfutils does not side with\n"
+		"                          codectl-run, or a walk stopped at a JIT table that\n"
+		"                          breaks codectl(2)'s rules\n"
 		"  -q, --quiet             no exit summary and no notes\n"
 		"  -h, --help              this help\n"
 		"      --version           version\n"
@@ -181,7 +185,8 @@ static int set_number(const char *name, const char *arg, long long max, long lon
 	*out = parse_count(arg, max);
 	if (*out >= 0)
 		return 0;
-	fprintf(stderr, "codectl-run: invalid %s '%s'\n", name, arg);
+	fprintf(stderr, "codectl-run: invalid %s '%s': a whole number from 0 to %lld\n", name,
+		arg, max);
 	return OPTS_EXIT_USAGE;
 }
 

@@ -674,12 +674,13 @@ void sampler_progress(struct sampler *sm)
 	sm->status_ns = now;
 	sm->status_shown = true;
 	a = stats_agreement(&sm->stats);
-	fprintf(stderr, "\rcodectl-run: %lu samples, %lu dropped, agreement ", sm->stats.total,
-		sm->stats.dropped + sm->stats.dropped_busy);
+	/* the line erased first: "\r" alone leaves the end of a longer one */
+	fprintf(stderr, "\r\033[Kcodectl-run: %lu samples, %lu dropped, agreement ",
+		sm->stats.total, sm->stats.dropped + sm->stats.dropped_busy);
 	if (a < 0)
-		fprintf(stderr, "n/a   ");
+		fprintf(stderr, "n/a");
 	else
-		fprintf(stderr, "%.1f%%   ", a * 100);
+		fprintf(stderr, "%.1f%%", a * 100);
 	fflush(stderr);
 }
 
@@ -687,7 +688,7 @@ void sampler_progress_end(struct sampler *sm)
 {
 	if (!sm || !sm->status_shown)
 		return;
-	fprintf(stderr, "\n");
+	fprintf(stderr, "\r\033[K");	/* gone, before the summary and the report */
 	fflush(stderr);
 	sm->status_shown = false;
 }

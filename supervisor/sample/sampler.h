@@ -173,7 +173,7 @@ void sampler_on_timer(struct sampler *sm);
 /** sampler_progress() - the status line, every 2 s when stderr is a terminal. */
 void sampler_progress(struct sampler *sm);
 
-/** sampler_progress_end() - end the status line, if one was written. */
+/** sampler_progress_end() - erase the status line, if one was written (before the summary). */
 void sampler_progress_end(struct sampler *sm);
 
 /** sampler_mappings_changed() - @p's mappings changed: its oracles forget their caches. */

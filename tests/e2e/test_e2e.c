@@ -54,9 +54,10 @@ Test(e2e, exec_failure_like_a_shell)
 	struct run r;
 	int fd = test_mkstemp(path, sizeof(path), "codectl-e2e-noexec");
 
-	RUN(&r, "-q", "--", "codectl-no-such-program");
+	/* one line, the error: no summary, no empty report */
+	RUN(&r, "--", "codectl-no-such-program");
 	cr_assert_eq(r.status, 127);
-	cr_assert(strstr(r.log, "codectl-no-such-program: No such file or directory"), "%s", r.log);
+	cr_assert_str_eq(r.log, "codectl-run: codectl-no-such-program: No such file or directory\n");
 	run_free(&r);
 	RUN(&r, "-q", "--", path);		/* not executable */
 	cr_assert_eq(r.status, 126);

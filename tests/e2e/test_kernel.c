@@ -278,6 +278,7 @@ Test(kernel, options_checked_before_the_program_runs)
 		{ "--loader-abi=stacktrace_setup", "codectl-run: invalid --loader-abi "
 						   "'stacktrace_setup' (codectl, sframe_register or "
 						   "prctl)\n" },
+		{ "-F 20000", "codectl-run: invalid --freq '20000': a whole number from 0 to 10000\n" },
 	};
 	char cmd[512], out[512];
 	size_t n;
