@@ -20,7 +20,10 @@
  * unregistration) or either, the same for the whole stack. A frame-pointer
  * walk cannot start in a JIT prologue: stacks with frame 0 in JIT code that
  * were unwound by the FP fallback (or stopped there) are counted, not
- * compared.
+ * compared. A stack whose first wrong frame (or early end) was found by a
+ * read past the stack copy ("past_copy_from" in the report: the ring's copy
+ * came short and the thread ran on before the walk) is counted apart
+ * (past_copy), not compared.
  *
  * Prints the counts and the first mismatches; exit status 1 on any mismatch,
  * on fewer JIT stacks than --min-jit (default 1), on a "jit-table-invalid..."
@@ -90,7 +93,7 @@ struct frame {
 struct counts {
 	size_t stacks, jit_stacks, equal, mismatches, jit_steps, fp_steps, frame0_jit;
 	size_t excluded_fp_prologue, invalid, other_pid, chains_sampled, fp_stale;
-	size_t tables_sampled, areas_sampled, expect_fp;
+	size_t tables_sampled, areas_sampled, expect_fp, past_copy;
 };
 
 struct check {
@@ -99,6 +102,7 @@ struct check {
 	bool table_seen[MAX_AREAS][MAX_TABLES];
 	bool area_seen[MAX_AREAS];
 	bool expect_invalid;
+	size_t past_copy_from;	/* the stack's first frame found past its copy, 0: none */
 	char why[512];
 	struct frame f[MAX_FRAMES];	/* the stack being checked */
 };
@@ -331,39 +335,72 @@ static bool source_allowed(enum expect e, const char *src)
 }
 
 /* Frames i0+1 .. i0+k are the chain's depths k-1 .. 0, then its entry; all by @src. */
-static int check_outward(struct check *ck, const struct frame *f, size_t n, size_t i0,
-			 const struct chain *c, uint32_t k, const char *stop)
+/*
+ * Frame @i of the stack (or its end, @i = n) was found by a read past the
+ * stack copy, from live memory after the thread ran on (a ring sample whose
+ * copy came short): it is not judged, and the stack is counted apart.
+ */
+static bool past_copy(struct check *ck, size_t i)
+{
+	if (!ck->past_copy_from || i < ck->past_copy_from)
+		return false;
+	ck->n.past_copy++;
+	return true;
+}
+
+/* The first frame from @i0 + 1 outward that is not chain @c's from depth @k, or n; @why says how. */
+static size_t first_wrong(struct check *ck, const struct frame *f, size_t n, size_t i0,
+			  const struct chain *c, uint32_t k, const char *stop)
 {
 	static const char *const expected[] = { "jit", "fp", "jit or fp" };
 	const char *src = f[i0 + 1].source;
 
-	if (!source_allowed(c->expect, src))
-		return fail_why(ck, "frame %zu reached by \"%s\" from a JIT frame (chain %" PRIu32
-				" expects %s)", i0 + 1, src, c->id, expected[c->expect]);
+	if (!source_allowed(c->expect, src)) {
+		fail_why(ck, "frame %zu reached by \"%s\" from a JIT frame (chain %" PRIu32
+			 " expects %s)", i0 + 1, src, c->id, expected[c->expect]);
+		return i0 + 1;
+	}
 	for (uint32_t j = 1; j <= k + 1; j++) {
 		size_t i = i0 + j;
 
-		if (i >= n)
-			return fail_why(ck, "walk stopped (%s) after %zu frames, %" PRIu32
-					" frames short of the entry", stop, n, k + 2 - j);
-		if (strcmp(f[i].source, src))
-			return fail_why(ck, "frame %zu reached by \"%s\", frame %zu by \"%s\"", i,
-					f[i].source, i0 + 1, src);
+		if (i >= n) {
+			fail_why(ck, "walk stopped (%s) after %zu frames, %" PRIu32
+				 " frames short of the entry", stop, n, k + 2 - j);
+			return n;
+		}
+		if (strcmp(f[i].source, src)) {
+			fail_why(ck, "frame %zu reached by \"%s\", frame %zu by \"%s\"", i,
+				 f[i].source, i0 + 1, src);
+			return i;
+		}
 		if (j <= k) {
 			const struct fn *want = c->fn[k - j];
 			uint64_t a = lookup_addr(f, i);
 
-			if (a < want->start || a >= want->end)
-				return fail_why(ck, "frame %zu ip 0x%" PRIx64 " is not depth %"
-						PRIu32 " of chain %" PRIu32 " [0x%" PRIx64
-						",0x%" PRIx64 ")", i, f[i].ip, k - j, c->id,
-						want->start, want->end);
+			if (a < want->start || a >= want->end) {
+				fail_why(ck, "frame %zu ip 0x%" PRIx64 " is not depth %" PRIu32
+					 " of chain %" PRIu32 " [0x%" PRIx64 ",0x%" PRIx64 ")", i,
+					 f[i].ip, k - j, c->id, want->start, want->end);
+				return i;
+			}
 		} else if (!is_function(f[i].symbol, c->entry)) {
-			return fail_why(ck, "frame %zu is %s, not the chain's entry %s", i,
-					f[i].symbol, c->entry);
+			fail_why(ck, "frame %zu is %s, not the chain's entry %s", i, f[i].symbol,
+				 c->entry);
+			return i;
 		}
 	}
-	return 0;
+	return SIZE_MAX;
+}
+
+/* Frames from @i0 outward are chain @c's from depth @k: 0; 1 when not judged; -1 when not. */
+static int check_outward(struct check *ck, const struct frame *f, size_t n, size_t i0,
+			 const struct chain *c, uint32_t k, const char *stop)
+{
+	size_t i = first_wrong(ck, f, n, i0, c, k, stop);
+
+	if (i == SIZE_MAX)
+		return 0;
+	return past_copy(ck, i) ? 1 : -1;
 }
 
 /* A stack with a JIT frame at @i0: 0 when it is the true chain, 1 when excluded, -1 not. */
@@ -391,7 +428,8 @@ static int check_chain(struct check *ck, const struct frame *f, size_t n, size_t
 		return 1;
 	}
 	if (i0 + 1 >= n)
-		return fail_why(ck, "walk stopped (%s) at the innermost JIT frame %zu", stop, i0);
+		return past_copy(ck, n) ? 1 :
+		       fail_why(ck, "walk stopped (%s) at the innermost JIT frame %zu", stop, i0);
 	err = check_outward(ck, f, n, i0, c, fn->depth, stop);
 	if (err)
 		return err;
@@ -493,6 +531,7 @@ static void check_stack(struct check *ck, json_t *stack)
 	}
 	ck->n.jit_stacks++;
 	ck->n.frame0_jit += i0 == 0;
+	ck->past_copy_from = (size_t)json_integer_value(json_object_get(stack, "past_copy_from"));
 	if (!stop)
 		stop = "?";
 	if (!strncmp(stop, "jit-table-invalid", 17)) {
@@ -539,14 +578,17 @@ static int report(const struct check *ck, size_t min_jit)
 	       n->chains_sampled, ck->t->nchains, n->invalid,
 	       ck->expect_invalid ? " (expected, not compared)" : "", n->other_pid, n->fp_stale);
 	printf("jit-check: equal stacks in %zu tables of %zu areas; %zu of chains compiled after "
-	       "an unregistration\n", n->tables_sampled, n->areas_sampled, n->expect_fp);
+	       "an unregistration; %zu that differ only in frames read past the stack copy "
+	       "(the thread ran on: not compared)\n", n->tables_sampled, n->areas_sampled,
+	       n->expect_fp, n->past_copy);
 	printf("jit-check: counts stacks=%zu jit_stacks=%zu equal=%zu mismatches=%zu jit_steps=%zu "
 	       "fp_steps=%zu frame0_jit=%zu excluded=%zu chains_sampled=%zu chains=%zu invalid=%zu "
-	       "other_pid=%zu fp_stale=%zu tables_sampled=%zu areas_sampled=%zu expect_fp=%zu\n",
+	       "other_pid=%zu fp_stale=%zu tables_sampled=%zu areas_sampled=%zu expect_fp=%zu "
+	       "past_copy=%zu\n",
 	       n->stacks, n->jit_stacks, n->equal, n->mismatches, n->jit_steps, n->fp_steps,
 	       n->frame0_jit, n->excluded_fp_prologue, n->chains_sampled, ck->t->nchains,
 	       n->invalid, n->other_pid, n->fp_stale, n->tables_sampled, n->areas_sampled,
-	       n->expect_fp);
+	       n->expect_fp, n->past_copy);
 	if (n->jit_stacks < min_jit || !n->jit_stacks)
 		printf("jit-check: FAIL: %zu JIT stacks, at least %zu wanted\n", n->jit_stacks,
 		       min_jit ? min_jit : 1);

@@ -137,8 +137,15 @@ static void assert_all_equal(const struct jit_case *c, long min)
 	cr_assert_eq(count(c, "mismatches"), 0, "%s", c->check);
 	cr_assert_eq(count(c, "invalid"), 0, "%s", c->check);
 	cr_assert_geq(count(c, "jit_stacks"), min, "%s", c->check);
-	cr_assert_eq(count(c, "equal") + count(c, "excluded"), count(c, "jit_stacks"), "%s",
-		     c->check);
+	cr_assert_eq(count(c, "equal") + count(c, "excluded") + count(c, "past_copy"),
+		     count(c, "jit_stacks"), "%s", c->check);
+	/*
+	 * a stack that differs only in frames read past a ring sample's copy (a
+	 * copy the kernel cut short at a page it could not fault in) is the
+	 * ring's known limit, not judged: 1 in about 1 300 in a ten-run loop;
+	 * more than 1 in 20 would be a walk that reads past the copy as a rule
+	 */
+	cr_assert_leq(count(c, "past_copy") * 20, count(c, "jit_stacks"), "%s", c->check);
 }
 
 static void case_free(struct jit_case *c)
