@@ -30,6 +30,19 @@ int emu_mappings_add_ident(struct emu_mappings *m, uint64_t start, uint64_t end,
 	return 0;
 }
 
+int emu_mappings_copy(struct emu_mappings *dst, const struct emu_mappings *src)
+{
+	int err = 0;
+
+	emu_mappings_reset(dst);
+	for (size_t i = 0; !err && i < src->n; i++)
+		err = emu_mappings_add_ident(dst, src->vma[i].start, src->vma[i].end,
+					     src->vma[i].prot, src->vma[i].ident);
+	if (err)
+		emu_mappings_reset(dst);
+	return err;
+}
+
 void emu_mappings_reset(struct emu_mappings *m)
 {
 	m->n = 0;

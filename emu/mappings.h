@@ -48,6 +48,12 @@ int emu_mappings_add(struct emu_mappings *m, uint64_t start, uint64_t end, unsig
 int emu_mappings_add_ident(struct emu_mappings *m, uint64_t start, uint64_t end,
 			   unsigned int prot, uint64_t ident);
 
+/**
+ * emu_mappings_copy() - make @dst a copy of @src (a fork's address space)
+ * Return: 0, or -ENOMEM (@dst is then empty).
+ */
+int emu_mappings_copy(struct emu_mappings *dst, const struct emu_mappings *src);
+
 /** emu_mappings_reset() - forget all mappings, keep the storage. */
 void emu_mappings_reset(struct emu_mappings *m);
 

@@ -173,11 +173,24 @@ struct addr_space *addr_space_copy(const struct addr_space *as)
 	c->refs = 1;
 	c->fds = (struct remote_mem_fds){ -1, -1 };	/* the copy's process has files of its own */
 	c->registry = emu_registry_dup(as->registry);
-	if (!c->registry) {
-		free(c);
-		return NULL;
-	}
+	if (!c->registry)
+		goto err;
+	/*
+	 * The child's mappings are the parent's at the fork: with them an
+	 * execve before the child's exec event is told apart (the vDSO moved),
+	 * and the parent's registrations are not taken for stale.
+	 */
+	if (as->maps_valid && emu_mappings_copy(&c->maps, &as->maps))
+		goto err_registry;
+	c->maps_valid = as->maps_valid;
+	c->maps_ns = as->maps_ns;
+	c->maps_hinted = as->maps_hinted;
 	return c;
+err_registry:
+	emu_registry_free(c->registry);
+err:
+	free(c);
+	return NULL;
 }
 
 void addr_space_note_refusal(struct addr_space *as, uint64_t start, uint64_t end,

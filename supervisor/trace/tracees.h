@@ -204,7 +204,10 @@ void proc_set_thread(struct proc *p, struct thread *th);
 /** addr_space_new() - an empty address space with @t's registry settings; NULL on ENOMEM. */
 struct addr_space *addr_space_new(const struct tracees *t);
 
-/** addr_space_copy() - a fork child's copy of @as; NULL on ENOMEM. */
+/**
+ * addr_space_copy() - a fork child's copy of @as: its registrations and its
+ * cached mappings (not its open /proc files); NULL on ENOMEM
+ */
 struct addr_space *addr_space_copy(const struct addr_space *as);
 
 /** addr_space_put() - drop a reference; the last one frees the registry. */
