@@ -483,7 +483,7 @@ static int setup_parts(struct run *r)
 	int err;
 
 	r->trace = (struct trace){
-		.log = &r->log, .fork_copies = o->kernel != EMU_PROFILE_V13,
+		.log = &r->log, .fork_copies = o->kernel != EMU_PROFILE_V13, .trace_ends = o->trace,
 		.trapped_nr = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr },
 		.hooks = run_hooks(r),
 	};

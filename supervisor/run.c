@@ -81,6 +81,7 @@ static void on_exec(void *ctx, struct proc *p, struct thread *th)
 
 	if (r->sampler)
 		sampler_thread_exec(r->sampler, th);
+	exec_trace(&r->calls, p);
 	if (r->opts.exec_registration)
 		exec_sframe_register(&r->calls, p, th->tid);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "exec_sframe.h"
+#include "supervisor/core/procfs.h"
 #include "supervisor/trace/remote_mem.h"
 #include "trace_line.h"
 
@@ -195,6 +196,19 @@ static bool is_static(const struct emu_accessor *mem, const struct object *o)
 		if (o->ph[i].p_type == PT_DYNAMIC)
 			return !has_soname(mem, o->bias + o->ph[i].p_vaddr, o->ph[i].p_memsz);
 	return true;
+}
+
+void exec_trace(struct calls *c, struct proc *p)
+{
+	char args[4096], line[8192];
+	size_t n;
+
+	if (!c->trace_lines)
+		return;
+	n = procfs_cmdline(p->tgid, args, sizeof(args) - 1);
+	args[n] = '\0';
+	trace_exec_format(line, sizeof(line), p->tgid, p->exe, args, n);
+	fprintf(c->log->f, "%s\n", line);
 }
 
 void exec_sframe_register(struct calls *c, struct proc *p, pid_t tid)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What binfmt_elf does in the Linux SFrame patches: after execve, register the
+ * What execve means for the calls: its --trace line, and what binfmt_elf
+ * does in the Linux SFrame patches: after execve, register the
  * PT_GNU_SFRAME of the main program and of its interpreter for each of their
  * PF_X segments (unwind aspect only; failures are logged, never fatal).
  */
@@ -8,6 +9,12 @@
 #define SUPERVISOR_CALLS_EXEC_SFRAME_H
 
 #include "calls.h"
+
+/**
+ * exec_trace() - with --trace, the line of @p's execve (done: its path and
+ * arguments from /proc), before the registrations it brings
+ */
+void exec_trace(struct calls *c, struct proc *p);
 
 /**
  * exec_sframe_register() - register @p's exec-time SFrame sections

@@ -2,6 +2,8 @@
 /* Exit summary, strace -c style: a table of processes, then the details that matter. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 
 #include "summary.h"
 #include "trace_line.h"
@@ -9,7 +11,13 @@
 static void print_details(FILE *f, const struct proc *p)
 {
 	const struct proc_stats *st = &p->stats;
+	const char *sig;
 
+	if (p->ended && WIFSIGNALED(p->wait_status)) {
+		sig = sigabbrev_np(WTERMSIG(p->wait_status));
+		fprintf(f, "    pid %d: +++ killed by SIG%s%s +++\n", (int)p->tgid, sig ? sig : "?",
+			WCOREDUMP(p->wait_status) ? " (core dumped)" : "");
+	}
 	for (int r = 1; r < EMU_R_COUNT; r++)
 		if (st->rejected_by_rule[r])
 			fprintf(f, "    pid %d: %lu rejected with %s (%s)\n", (int)p->tgid,
@@ -51,9 +59,12 @@ static void print_folded(FILE *f, const struct tracees *t)
 {
 	const struct proc_stats *st = &t->folded;
 
-	fprintf(f, "  %8s %6lu %8lu %8lu %12lu %8lu %6lu  (%lu more processes, added up)\n",
+	fprintf(f, "  %8s %6lu %8lu %8lu %12lu %8lu %6lu  (%lu more processes, added up",
 		"...", st->exec_registered, st->accepted, st->rejected, st->unregistered,
 		st->left_at_exit, st->stale, t->nfolded);
+	if (st->killed)
+		fprintf(f, "; %lu killed by a signal", st->killed);
+	fprintf(f, ")\n");
 }
 
 /* The process list is newest first; the summary shows them in the order they started. */

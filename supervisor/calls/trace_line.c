@@ -75,6 +75,30 @@ static void put_string(struct out *o, const char *str)
 	put(o, str[n] ? "\"..." : "\"");
 }
 
+size_t trace_exec_format(char *buf, size_t len, pid_t tid, const char *path, const char *args,
+			 size_t n)
+{
+	struct out o = { .buf = buf, .len = len };
+	unsigned int shown = 0;
+	size_t i = 0;
+
+	buf[0] = '\0';
+	put(&o, "[pid %d] execve(", (int)tid);
+	put_string(&o, path);
+	put(&o, ", [");
+	while (i < n) {
+		if (shown++ == 32) {
+			put(&o, ", ...");
+			break;
+		}
+		put(&o, shown > 1 ? ", " : "");
+		put_string(&o, args + i);
+		i += strlen(args + i) + 1;
+	}
+	put(&o, "]) = 0");
+	return o.pos;
+}
+
 void trace_quote(char *buf, size_t len, const char *str)
 {
 	struct out o = { .buf = buf, .len = len };

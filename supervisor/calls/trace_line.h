@@ -58,6 +58,16 @@ size_t trace_line_format(char *buf, size_t len, pid_t tid, const struct emu_call
 size_t trace_kcall_format(char *buf, size_t len, pid_t tid, const struct emu_kcall *kc,
 			  const struct emu_call_result *res, int err);
 
+/**
+ * trace_exec_format() - the --trace line of an execve that succeeded, as
+ * strace writes it: execve("PATH", ["ARG0", ...]) = 0, from the program's
+ * path and its arguments (@args: @n bytes, each argument ending with a NUL,
+ * as /proc/PID/cmdline has them, and @args[@n] a NUL; at most 32 shown)
+ * Return: the length written into @buf (@len bytes, NUL-terminated).
+ */
+size_t trace_exec_format(char *buf, size_t len, pid_t tid, const char *path, const char *args,
+			 size_t n);
+
 /** trace_quote() - @str quoted and escaped as in trace lines, into @buf (@len bytes). */
 void trace_quote(char *buf, size_t len, const char *str);
 

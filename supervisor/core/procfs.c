@@ -108,6 +108,21 @@ void procfs_exe(pid_t pid, char *buf, size_t size)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
+size_t procfs_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, size);
+	close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
 /* Mappings at or above this are not VMAs a find_vma() sees ([vsyscall]). */
 #define USER_SPACE_END (1ull << 56)
 

@@ -33,6 +33,13 @@ unsigned long long procfs_start_time(pid_t pid);
 void procfs_exe(pid_t pid, char *buf, size_t size);
 
 /**
+ * procfs_cmdline() - the arguments of process @pid (/proc/PID/cmdline: each
+ * ends with a NUL), at most @size bytes into @buf
+ * Return: bytes read (0 when the process is gone or has none).
+ */
+size_t procfs_cmdline(pid_t pid, char *buf, size_t size);
+
+/**
  * procfs_maps_read() - replace @m with the mappings of process @pid
  * Return: 0, or a negative errno (-ENOENT: the process is gone; -ESRCH: it
  * has no mappings left, as while it exits; -ENOMEM; -EINVAL: a line /proc

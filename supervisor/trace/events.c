@@ -339,10 +339,43 @@ static void on_stopped(struct trace *t, pid_t tid, int status)
 	}
 }
 
+/*
+ * How process @p ended (its leader's wait status), as strace says it: every
+ * end under --trace, an end by a signal always (the program's own crash
+ * must never go unsaid).
+ */
+static void say_end(struct trace *t, struct proc *p, int status)
+{
+	const char *sig;
+
+	p->ended = true;
+	p->wait_status = status;
+	if (WIFSIGNALED(status))
+		p->stats.killed++;
+	if (!t->trace_ends && !WIFSIGNALED(status))
+		return;
+	if (WIFEXITED(status)) {
+		fprintf(t->log->f, "[pid %d] +++ exited with %d +++\n", (int)p->tgid,
+			WEXITSTATUS(status));
+		return;
+	}
+	sig = sigabbrev_np(WTERMSIG(status));
+	if (t->trace_ends)
+		fprintf(t->log->f, "[pid %d] +++ killed by SIG%s%s +++\n", (int)p->tgid,
+			sig ? sig : "?", WCOREDUMP(status) ? " (core dumped)" : "");
+	else
+		log_line(t->log, "pid %d (%s): killed by SIG%s%s", (int)p->tgid,
+			 p->exe[0] ? p->exe : "?", sig ? sig : "?",
+			 WCOREDUMP(status) ? " (core dumped)" : "");
+}
+
 static void on_gone(struct trace *t, pid_t tid, int status)
 {
+	struct thread *th = tracees_thread(&t->tree, tid);
 	struct proc *p;
 
+	if (th && th->proc && th->proc->tgid == tid && (WIFEXITED(status) || WIFSIGNALED(status)))
+		say_end(t, th->proc, status);
 	if (tid == t->child) {
 		t->child_status = status;
 		t->child_reaped = true;

@@ -59,6 +59,9 @@ struct trace_hooks {
  *	found by pid and start time at each call (trace_proc_of())
  * @fork_copies: a fork child starts with a copy of its parent's registrations
  *	(else empty, as the v13 kernel series does)
+ * @trace_ends: --trace: a line for every process's end, as strace writes
+ *	them ("+++ exited with 0 +++"); without it only ends by a signal are
+ *	logged
  * @trapped_nr: the system call numbers the seccomp filter traps (0: none);
  *	@trapped_prctl: the prctl options it traps (0: none). A signal
  *	interrupting such a call before its answer never makes it fail with
@@ -73,6 +76,7 @@ struct trace {
 	struct log *log;
 	bool traced;
 	bool fork_copies;
+	bool trace_ends;
 	long trapped_nr[TRACE_MAX_TRAPPED];
 	int trapped_prctl[2];
 	pid_t child;

@@ -72,6 +72,7 @@ struct proc_stats {
 	unsigned long stale;
 	unsigned long unwind_removed;	/* a kernel profile's lookup found the data broken */
 	unsigned long left_at_exit;
+	unsigned long killed;		/* ended by a signal */
 	unsigned long kernel_refusals[32];	/* per EMU_KR_* bit, accepted anyway */
 };
 
@@ -104,6 +105,8 @@ struct proc {
 	struct addr_space *as;
 	unsigned int nthreads;
 	bool exited;
+	bool ended;		/* @wait_status is its leader's last, from waitpid() */
+	int wait_status;
 	char exe[256];
 	struct proc_stats stats;
 	void *slot[TRACEES_KEYS];

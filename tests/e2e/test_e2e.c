@@ -277,6 +277,41 @@ Test(e2e, trace_lines)
 	run_free(&r);
 }
 
+/*
+ * Said as strace says them: with --trace, each execve with the path and
+ * arguments and each process's end; without it, an end by a signal all the
+ * same, in the log and in the summary.
+ */
+Test(e2e, execs_and_ends_said_as_strace_says_them)
+{
+	char path[PATH_MAX], want[PATH_MAX + 256];
+	const struct summary_row *row;
+	struct run r;
+
+	cr_assert(realpath(E2E_PROG, path));
+	RUN(&r, "--trace", "-F", "0", "--", E2E_PROG, "exit", "7");
+	cr_assert_eq(r.status, 7);
+	row = run_first_row(&r);
+	cr_assert(row, "%s", r.log);
+	snprintf(want, sizeof(want), "[pid %d] execve(\"%s\", [\"%s\", \"exit\", \"7\"]) = 0\n",
+		 row->pid, path, E2E_PROG);
+	cr_assert(strstr(r.log, want), "%s\nin\n%s", want, r.log);
+	snprintf(want, sizeof(want), "[pid %d] +++ exited with 7 +++\n", row->pid);
+	cr_assert(strstr(r.log, want), "%s", r.log);
+	run_free(&r);
+
+	RUN(&r, "-F", "0", "--", E2E_PROG, "abort");
+	cr_assert_eq(r.status, 128 + SIGABRT);
+	row = run_first_row(&r);
+	cr_assert(row, "%s", r.log);
+	snprintf(want, sizeof(want), "codectl-run: pid %d (%s): killed by SIGABRT", row->pid, path);
+	cr_assert(strstr(r.log, want), "%s", r.log);
+	snprintf(want, sizeof(want), "    pid %d: +++ killed by SIGABRT", row->pid);
+	cr_assert(strstr(r.log, want), "%s", r.log);
+	cr_assert_null(strstr(r.log, "exited with"), "%s", r.log);
+	run_free(&r);
+}
+
 Test(e2e, max_registrations)
 {
 	struct run r;
