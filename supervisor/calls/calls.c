@@ -179,18 +179,11 @@ static void count(struct proc *p, const struct emu_call_result *res, int err)
 	}
 }
 
-void calls_note_kernel_refusals(struct calls *c, struct proc *p, const struct emu_verdict *v)
+void calls_count_kernel_refusals(struct proc *p, const struct emu_verdict *v)
 {
-	uint32_t kr = v->kernel_refusals;
-
-	for (unsigned int bit = 0; kr && bit < EMU_KR_COUNT; bit++) {
-		if (!(kr & (1u << bit)))
-			continue;
-		if (!p->stats.kernel_refusals[bit]++ && !c->trace_lines)
-			log_note(c->log, "pid %d: accepted registrations the Linux SFrame patches "
-					 "would refuse: they require %s", (int)p->tgid,
-				 emu_kernel_rule_text(1u << bit));
-	}
+	for (unsigned int bit = 0; v->kernel_refusals >> bit && bit < EMU_KR_COUNT; bit++)
+		if (v->kernel_refusals & (1u << bit))
+			p->stats.kernel_refusals[bit]++;
 }
 
 static void report(struct calls *c, struct proc *p, pid_t tid, const struct entry_call *call,
@@ -200,7 +193,7 @@ static void report(struct calls *c, struct proc *p, pid_t tid, const struct entr
 
 	count(p, res, err);
 	if (!err)
-		calls_note_kernel_refusals(c, p, &res->verdict);
+		calls_count_kernel_refusals(p, &res->verdict);
 	if (!c->trace_lines)
 		return;
 	entries_trace_line(line, sizeof(line), tid, call, res, err, strings);

@@ -99,9 +99,9 @@ void calls_verify_registration(struct calls *c, struct proc *p, const struct emu
 			       const struct emu_registration *reg);
 
 /**
- * calls_note_kernel_refusals() - count the kernel-patch rules an accepted
- * registration breaks; the first of each kind in a process is noted in the log
+ * calls_count_kernel_refusals() - count the kernel-patch rules an accepted
+ * registration breaks (the exit summary says them, once)
  */
-void calls_note_kernel_refusals(struct calls *c, struct proc *p, const struct emu_verdict *v);
+void calls_count_kernel_refusals(struct proc *p, const struct emu_verdict *v);
 
 #endif /* SUPERVISOR_CALLS_CALLS_H */

@@ -72,7 +72,7 @@ static void register_segment(struct calls *c, struct proc *p, const struct emu_a
 		return;
 	}
 	p->stats.exec_registered++;
-	calls_note_kernel_refusals(c, p, &res.verdict);
+	calls_count_kernel_refusals(p, &res.verdict);
 	calls_verify_registration(c, p, mem, res.reg);
 	if (!c->trace_lines)
 		return;

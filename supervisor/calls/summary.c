@@ -67,6 +67,17 @@ static void print_folded(FILE *f, const struct tracees *t)
 	fprintf(f, ")\n");
 }
 
+/* Did any process have a registration accepted that the kernel patches refuse? */
+static bool any_kernel_refusal(const struct tracees *t)
+{
+	struct proc_stats total = summary_totals(t);
+
+	for (int b = 0; b < EMU_KR_COUNT; b++)
+		if (total.kernel_refusals[b])
+			return true;
+	return false;
+}
+
 /* The process list is newest first; the summary shows them in the order they started. */
 static const struct proc **oldest_first(const struct proc *list, size_t *n)
 {
@@ -109,5 +120,8 @@ void summary_print(FILE *f, const struct tracees *t)
 		print_folded(f, t);
 	for (i = 0; i < n; i++)
 		print_details(f, v[i]);
+	if (any_kernel_refusal(t))
+		fprintf(f, "    (--kernel v16 answers as a kernel with those patches would: with "
+			   "their errors)\n");
 	free(v);
 }

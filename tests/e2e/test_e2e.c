@@ -312,6 +312,39 @@ Test(e2e, execs_and_ends_said_as_strace_says_them)
 	run_free(&r);
 }
 
+/* How many times @needle is in @hay. */
+static int occurrences(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Registrations the kernel patches would refuse are said once, in the
+ * summary, with what to do; never as notes before it too. (The assembler
+ * decides whether there are any: Debian 12's SFrame v1 is, sid's v3 is not.)
+ */
+Test(e2e, kernel_patch_refusals_said_once_with_what_to_do)
+{
+	const char *summary;
+	struct run r;
+	int accepted;
+
+	RUN(&r, "-F", "0", "--", E2E_PROG, "none");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	summary = strstr(r.log, "codectl-run: summary:");
+	cr_assert(summary, "%s", r.log);
+	cr_assert_eq(occurrences(r.log, "patches would refuse"),
+		     occurrences(summary, "patches would refuse"), "%s", r.log);
+	accepted = occurrences(summary, "accepted that the Linux SFrame patches would refuse");
+	cr_assert_eq(occurrences(summary, "(--kernel v16 answers as a kernel with those patches"),
+		     accepted ? 1 : 0, "%s", r.log);
+	run_free(&r);
+}
+
 Test(e2e, max_registrations)
 {
 	struct run r;
