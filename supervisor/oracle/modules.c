@@ -108,15 +108,21 @@ Dwfl_Module *modules_at(struct modules *m, uint64_t ip)
 }
 
 /* "[vdso: 1234]" (as libdwfl names it) is "[vdso]" in reports. */
-const char *modules_name(Dwfl_Module *mod)
+const char *modules_path(Dwfl_Module *mod)
 {
 	const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	const char *slash;
+
+	if (name && !strncmp(name, "[vdso", 5))
+		return "[vdso]";
+	return name;
+}
+
+const char *modules_name(Dwfl_Module *mod)
+{
+	const char *name = modules_path(mod), *slash;
 
 	if (!name)
 		return NULL;
-	if (!strncmp(name, "[vdso", 5))
-		return "[vdso]";
 	slash = strrchr(name, '/');
 	return slash ? slash + 1 : name;
 }

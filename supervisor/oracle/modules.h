@@ -68,6 +68,9 @@ struct Dwfl_Module *modules_at(struct modules *m, uint64_t ip);
  */
 bool modules_has_cfi(struct modules *m, uint64_t pc);
 
+/** modules_path() - the module's file as the mappings name it ("[vdso]" for the vDSO), or NULL. */
+const char *modules_path(struct Dwfl_Module *mod);
+
 /** modules_name() - the module's file name, no directory ("[vdso]" for the vDSO), or NULL. */
 const char *modules_name(struct Dwfl_Module *mod);
 

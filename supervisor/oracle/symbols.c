@@ -65,6 +65,13 @@ const char *symbols_object(struct symbols *s, uint64_t ip)
 	return mod ? modules_name(mod) : NULL;
 }
 
+const char *symbols_object_path(struct symbols *s, uint64_t ip)
+{
+	Dwfl_Module *mod = modules_at(&s->mods, ip);
+
+	return mod ? modules_path(mod) : NULL;
+}
+
 int symbols_function(void *arg, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	struct symbols *s = arg;

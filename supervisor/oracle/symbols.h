@@ -61,6 +61,9 @@ const char *symbols_name(struct symbols *s, uint64_t ip, bool caller);
  */
 const char *symbols_object(struct symbols *s, uint64_t ip);
 
+/** symbols_object_path() - symbols_object(), its directory included. */
+const char *symbols_object_path(struct symbols *s, uint64_t ip);
+
 /**
  * symbols_function() - the function holding @addr: a symbol of its module
  * with a size that covers it, else a perf map entry (JIT code); @s is a

@@ -181,8 +181,8 @@ static json_t *coverage_json(const struct sample_stats *st)
 	json_t *o = json_object();
 
 	for (i = 0; o && i < n; i++)
-		json_object_set_new(o, v[i]->name, json_pack("{s:I,s:I,s:f}",
-			"samples", (json_int_t)v[i]->samples,
+		json_object_set_new(o, v[i]->label, json_pack("{s:s,s:I,s:I,s:f}",
+			"path", v[i]->name, "samples", (json_int_t)v[i]->samples,
 			"with_sframe_step", (json_int_t)v[i]->with_step,
 			"coverage", (double)v[i]->with_step / (double)v[i]->samples));
 	free(v);

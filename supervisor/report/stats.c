@@ -511,9 +511,24 @@ struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *
 	return (struct stats_place **)collect(st->places, n, cmp_place);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n)
 {
-	return (struct stats_object **)collect(st->objects, n, cmp_object);
+	struct stats_object **v = (struct stats_object **)collect(st->objects, n, cmp_object);
+
+	for (size_t i = 0; v && i < *n; i++) {
+		v[i]->label = base_name(v[i]->name);
+		for (size_t k = 0; k < *n; k++)
+			if (k != i && !strcmp(base_name(v[k]->name), v[i]->label))
+				v[i]->label = v[i]->name;	/* two share the name: the path */
+	}
+	return v;
 }
 
 static int cmp_thread(const void *a, const void *b)

@@ -126,10 +126,17 @@ struct sample_stats {
 	uint64_t period_ns;
 };
 
+/*
+ * An object frames were in: @name is its path ("[vdso]", "[jit]" and the
+ * like for memory without one); @label what reports call it: the file's
+ * name, or its path where two objects sampled share that name (set by
+ * stats_objects_sorted())
+ */
 struct stats_object {
 	char *name;
 	unsigned long samples;
 	unsigned long with_step;
+	const char *label;
 };
 
 /* A place where walks disagree: a class and the function it happens in. */
@@ -172,7 +179,7 @@ void stats_free(struct sample_stats *st);
 
 /**
  * stats_add() - count one sample
- * @object: the file holding frame 0's IP, or NULL
+ * @object: the path of the file holding frame 0's IP ("[vdso]", "[jit]"), or NULL
  * @names: names for the frames
  * @folded: also count its stack for --folded
  */
@@ -197,7 +204,10 @@ uint64_t stats_freeze_percentile(struct sample_stats *st, double pct);
 /** stats_places_sorted() - places by count, most first; malloc'd, *@n entries. */
 struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *n);
 
-/** stats_objects_sorted() - objects by samples, most first; malloc'd, *@n entries. */
+/**
+ * stats_objects_sorted() - objects by samples, most first, each with its
+ * label; malloc'd, *@n entries
+ */
 struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n);
 
 /** stats_threads_sorted() - threads by TID; malloc'd, *@n entries. */

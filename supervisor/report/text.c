@@ -256,7 +256,7 @@ static void print_coverage(const struct report *r, struct sample_stats *st)
 	fprintf(r->log->f, "  coverage (samples whose walk took an SFrame/JIT step), by object of "
 			"frame 0:\n");
 	for (i = 0; i < n && i < REPORT_OBJECTS; i++)
-		fprintf(r->log->f, "    %-32s %6.1f%%  (%lu of %lu)\n", v[i]->name,
+		fprintf(r->log->f, "    %-32s %6.1f%%  (%lu of %lu)\n", v[i]->label,
 			100.0 * (double)v[i]->with_step / (double)v[i]->samples, v[i]->with_step,
 			v[i]->samples);
 	if (n > REPORT_OBJECTS)

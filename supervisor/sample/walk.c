@@ -50,9 +50,10 @@ static void to_emu_regs(const struct sample *smp, struct emu_regs *e)
 /*
  * The object holding @ip: "[vdso]" in the vDSO (whatever name a loader
  * registered it under), its registered path, "[jit]" in a JIT
- * registration's code, else the mapped file.
+ * registration's code, else the mapped file; its path with @path, else the
+ * file's name only.
  */
-static const char *object_of(const struct walk_env *env, uint64_t ip)
+static const char *object_at(const struct walk_env *env, uint64_t ip, bool path)
 {
 	const struct emu_registration *r = emu_registry_find_identity(env->registry, ip);
 	const struct emu_vma *vma = env->maps ? emu_mappings_find(env->maps, ip) : NULL;
@@ -62,11 +63,17 @@ static const char *object_of(const struct walk_env *env, uint64_t ip)
 		return "[vdso]";
 	if (r && r->ident.pathname && r->ident.pathname[0]) {
 		slash = strrchr(r->ident.pathname, '/');
-		return slash ? slash + 1 : r->ident.pathname;
+		return slash && !path ? slash + 1 : r->ident.pathname;
 	}
 	if (emu_registry_find_jit(env->registry, ip))
 		return "[jit]";
-	return symbols_object(&env->oracles->sym, ip);
+	return path ? symbols_object_path(&env->oracles->sym, ip) :
+		      symbols_object(&env->oracles->sym, ip);
+}
+
+static const char *object_of(const struct walk_env *env, uint64_t ip)
+{
+	return object_at(env, ip, false);
 }
 
 static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
@@ -601,5 +608,5 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.freeze_ns = smp->freeze_ns;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
 		   reason_of(env, &w, res);
-	stats_add(env->stats, &w, object_of(env, smp->regs.rip), &names, env->folded);
+	stats_add(env->stats, &w, object_at(env, smp->regs.rip, true), &names, env->folded);
 }

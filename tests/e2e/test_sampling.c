@@ -69,6 +69,41 @@ static size_t stacks_where(json_t *j, const char *prefix, const char *stop)
 	return n;
 }
 
+static const char *file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The JSON's coverage: each object under its file's name (its path where
+ * two share the name), with its path; @prog's is the program's real path.
+ */
+static void check_coverage_names(json_t *j, const char *prog)
+{
+	json_t *cov = json_object_get(j, "coverage"), *o, *other;
+	char real[PATH_MAX];
+	const char *key, *k2, *path;
+	bool shared, seen = false;
+
+	cr_assert(realpath(prog, real));
+	cr_assert_gt(json_object_size(cov), 0);
+	json_object_foreach(cov, key, o) {
+		path = json_string_value(json_object_get(o, "path"));
+		cr_assert(path, "%s has no path", key);
+		shared = false;
+		json_object_foreach(cov, k2, other)
+			shared |= other != o &&
+				  !strcmp(file_name(json_string_value(json_object_get(other, "path"))),
+					  file_name(path));
+		cr_assert_str_eq(key, shared ? path : file_name(path));
+		if (!strcmp(path, real))
+			seen = true;
+	}
+	cr_assert(seen, "no coverage entry with the path %s", real);
+}
+
 /* Stacks that stopped at the frame limit with frame 1 in @fn. */
 static size_t max_frames_in(json_t *j, const char *fn)
 {
@@ -105,6 +140,7 @@ Test(sampling, hostile_stacks_end_walks_not_the_supervisor)
 	cr_assert_eq(max_frames_in(j, "recurse"), stacks_where(j, NULL, "max-frames"));
 	/* the anonymous page has no module: its IPs are bare addresses */
 	cr_assert_gt(stacks_where(j, "0x", NULL), 0);
+	check_coverage_names(j, SAMPLE_PROG);
 	json_decref(j);
 	run_free(&r);
 }
