@@ -223,6 +223,17 @@ void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn f
 size_t emu_registry_prune_unmapped(struct emu_registry *r, const struct emu_mappings *maps,
 				   emu_registry_visit_fn on_drop, void *ctx);
 
+/**
+ * emu_registry_prune_unmapped_in() - emu_registry_prune_unmapped() for the
+ * registrations whose text is all in [@start, @end) only: @maps are
+ * known current there alone (a supervisor's cache brought up to date over
+ * a range); the others are neither dropped nor given an identity
+ * Return: the number dropped.
+ */
+size_t emu_registry_prune_unmapped_in(struct emu_registry *r, const struct emu_mappings *maps,
+				      uint64_t start, uint64_t end, emu_registry_visit_fn on_drop,
+				      void *ctx);
+
 /** emu_registration_free() - free a registration not (or no longer) in a registry. */
 void emu_registration_free(struct emu_registration *reg);
 

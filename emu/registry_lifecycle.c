@@ -66,6 +66,8 @@ struct emu_registry *emu_registry_dup(const struct emu_registry *r)
 
 struct prune_state {
 	const struct emu_mappings *maps;
+	uint64_t start;
+	uint64_t end;
 	const struct emu_registration **stale;
 	size_t n;
 };
@@ -87,6 +89,8 @@ static void collect_stale(const struct emu_registration *reg, void *ctx)
 	struct prune_state *st = ctx;
 	const struct emu_vma *v;
 
+	if (reg->text_start < st->start || reg->text_end > st->end)
+		return;		/* its text is not all where @maps are known current */
 	if (is_stale(reg, st->maps)) {
 		st->stale[st->n++] = reg;
 		return;
@@ -100,7 +104,14 @@ static void collect_stale(const struct emu_registration *reg, void *ctx)
 size_t emu_registry_prune_unmapped(struct emu_registry *r, const struct emu_mappings *maps,
 				   emu_registry_visit_fn on_drop, void *ctx)
 {
-	struct prune_state st = { .maps = maps };
+	return emu_registry_prune_unmapped_in(r, maps, 0, UINT64_MAX, on_drop, ctx);
+}
+
+size_t emu_registry_prune_unmapped_in(struct emu_registry *r, const struct emu_mappings *maps,
+				      uint64_t start, uint64_t end, emu_registry_visit_fn on_drop,
+				      void *ctx)
+{
+	struct prune_state st = { .maps = maps, .start = start, .end = end };
 	size_t i;
 
 	if (!emu_registry_count(r))

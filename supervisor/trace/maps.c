@@ -82,12 +82,14 @@ static bool another_program(const struct addr_space *as, const struct emu_mappin
 }
 
 /*
- * Make @fresh @p's mappings (@whole: all of them, read now), drop the
- * registrations they show stale, and tell the mappings_changed hook when
- * anything moved. @fresh is taken in every case.
+ * Make @fresh @p's mappings, read now over [@start, @end) (all of them: 0,
+ * UINT64_MAX), drop the registrations there they show stale, and tell the
+ * mappings_changed hook when anything moved. @fresh is taken in every case.
  */
-static int adopt(struct trace *t, struct proc *p, struct emu_mappings *fresh, bool whole)
+static int adopt(struct trace *t, struct proc *p, struct emu_mappings *fresh, uint64_t start,
+		 uint64_t end)
 {
+	bool whole = !start && end == UINT64_MAX;
 	struct stale_ctx c = { t, p };
 	uint64_t before = maps_digest(&p->as->maps);
 	bool vdso_gone;
@@ -111,7 +113,8 @@ static int adopt(struct trace *t, struct proc *p, struct emu_mappings *fresh, bo
 		p->as->maps_ns = clock_now_ns();
 	}
 	if (!vdso_gone)
-		emu_registry_prune_unmapped(p->as->registry, &p->as->maps, log_stale, &c);
+		emu_registry_prune_unmapped_in(p->as->registry, &p->as->maps, start, end, log_stale,
+					       &c);
 	if (maps_digest(&p->as->maps) != before && t->hooks.mappings_changed)
 		t->hooks.mappings_changed(t->hooks.ctx, p);
 	return 0;
@@ -127,7 +130,7 @@ int maps_refresh(struct trace *t, struct proc *p, pid_t tid)
 		emu_mappings_free(&fresh);
 		return err;
 	}
-	return adopt(t, p, &fresh, true);
+	return adopt(t, p, &fresh, 0, UINT64_MAX);
 }
 
 /* The ends of the cached mappings holding a byte of [*@start, *@end), added to it. */
@@ -207,7 +210,7 @@ int maps_refresh_ranges(struct trace *t, struct proc *p, pid_t tid, const struct
 		if (!err)
 			err = splice(&p->as->maps, &fresh, start, end, &out);
 		if (!err) {
-			err = adopt(t, p, &out, false);
+			err = adopt(t, p, &out, start, end);
 			out = (struct emu_mappings){ 0 };
 		}
 		emu_mappings_reset(&out);

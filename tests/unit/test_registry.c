@@ -255,6 +255,32 @@ Test(registry, prune_keeps_jit_code_made_writable_and_drops_it_unmapped)
 	emu_mappings_free(&m);
 }
 
+/*
+ * Mappings known current over a range only: registrations whose text is all
+ * in it are judged by them; the others are neither dropped nor given the
+ * identity of a mapping that may be old there.
+ */
+Test(registry, prune_in_a_range_judges_only_the_text_in_it)
+{
+	struct emu_mappings m = { 0 };
+
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add(0x3000, 0x4000, U), 0);
+	cr_assert_eq(add(0x5000, 0x7000, U), 0);
+	/* none of them mapped; [0x5000, 0x6000) named by an old mapping */
+	cr_assert_eq(emu_mappings_add_ident(&m, 0x5000, 0x7000, EMU_PROT_EXEC, 77), 0);
+	cr_assert_eq(emu_registry_prune_unmapped_in(r, &m, 0x3000, 0x6000, NULL, NULL), 1,
+		     "only 0x3000's text is all in the range");
+	cr_assert_not_null(emu_registry_find_unwind(r, 0x1000));
+	cr_assert_null(emu_registry_find_unwind(r, 0x3000));
+	cr_assert_eq(emu_registry_find_unwind(r, 0x5000)->text_vma_ident, 0,
+		     "text reaching past the range learns no identity");
+	cr_assert_eq(emu_registry_prune_unmapped_in(r, &m, 0x1000, 0x7000, NULL, NULL), 1);
+	cr_assert_eq(emu_registry_find_unwind(r, 0x5000)->text_vma_ident, 77);
+	cr_assert_eq(emu_registry_count(r), 1);
+	emu_mappings_free(&m);
+}
+
 Test(registry, many_registrations_in_random_order)
 {
 	enum { N = 10000 };
