@@ -74,20 +74,29 @@ pid_t procfs_ppid_of(pid_t tid)
 	return status_pid(tid, "PPid");
 }
 
-unsigned long long procfs_start_time(pid_t pid)
+/* Up to @size bytes of /proc/@pid/@name into @buf, with one read; bytes read (0: none). */
+static size_t read_proc_file(pid_t pid, const char *name, char *buf, size_t size)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size);
 	close(fd);
-	if (n <= 0)
+	return n > 0 ? (size_t)n : 0;
+}
+
+unsigned long long procfs_start_time(pid_t pid)
+{
+	char buf[1024], *p;
+	unsigned long long t = 0;
+	size_t n = read_proc_file(pid, "stat", buf, sizeof(buf) - 1);
+
+	if (!n)
 		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');		/* the command name may hold spaces and parentheses */
@@ -110,17 +119,7 @@ void procfs_exe(pid_t pid, char *buf, size_t size)
 
 size_t procfs_cmdline(pid_t pid, char *buf, size_t size)
 {
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, size);
-	close(fd);
-	return n > 0 ? (size_t)n : 0;
+	return read_proc_file(pid, "cmdline", buf, size);
 }
 
 /* Mappings at or above this are not VMAs a find_vma() sees ([vsyscall]). */
