@@ -68,8 +68,9 @@ endif
 # has a package of its own (binutils 2.45+). libc6-dbg names libc's local
 # functions (__libc_start_call_main, start_thread) in reports and tests;
 # lowdown writes the man pages; strace is what one e2e test runs under;
-# capstone decodes the code the frame-plausibility oracle reads.
-DEB_PKGS := gcc libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
+# capstone decodes the code the frame-plausibility oracle reads; g++ compiles
+# the public headers as C++17 (test-headers).
+DEB_PKGS := gcc g++ libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
 	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libcapstone-dev \
 	libc6-dbg lowdown strace
 
@@ -425,9 +426,9 @@ run_test = @t=$$(mktemp -d "$${TMPDIR:-/tmp}/codectl-check.XXXXXX") || exit 1; \
 SAN_JOBS := $(if $(SANFLAGS),--jobs 1)
 
 .PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
-	test-verdict test-verify
+	test-verdict test-verify test-headers
 test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit test-verdict \
-	test-verify
+	test-verify test-headers
 
 test-unit: $(UNIT_BIN)
 	$(call run_test,$(UNIT_BIN) $(SAN_JOBS))
@@ -456,7 +457,8 @@ test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 		--stacktrace-setup-nr 2003 -- $(ABI_BIN) --no-skip --suite sframe_register \
 		--suite stacktrace_setup)
 
-# The layering of tests/arch/layers, and no call cycle between supervisor files.
+# The layering of tests/arch/layers, no call cycle between supervisor files, no
+# path outside the repository, and every codectl-abi.md citation resolving.
 .PHONY: check-arch
 check-arch: $(SUPERVISOR_OBJ) $(RUN_OBJ)
 	@echo "  ARCH    tests/arch/layers"
@@ -474,6 +476,9 @@ test-verdict: $(VERDICT_BINS) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(VERDICT_TEST) --jobs 2)
 test-verify: $(VERIFY_DEPS)
 	$(call run_test,$(VERIFY_TEST) $(SAN_JOBS))
+# Each public header alone, as C99, C11, GNU11 (gcc) and C++17 (g++), warnings as errors.
+test-headers: tests/headers/compile-matrix.sh $(PUBLIC_HDRS)
+	$(call run_test,tests/headers/compile-matrix.sh include)
 
 define newline
 
@@ -629,7 +634,7 @@ $(B)/man/%: docs/%.md
 INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h \
 	include/sframe_register.h include/stacktrace_setup.h
 INSTALL_UAPI_HDRS := $(wildcard include/linux/*.h)
-DOC_FILES := README.md docs/loader-integration.md docs/jit-integration.md
+DOC_FILES := README.md docs/codectl-abi.md docs/loader-integration.md docs/jit-integration.md
 PC_FILE := $(B)/codectl-emu.pc
 I := $(DESTDIR)$(PREFIX)
 
@@ -678,7 +683,8 @@ help:
 	@echo '  demo-jit     the example JIT under codectl-run, its stacks checked'
 	@echo '  abi-demo     a program calling codectl(2), under codectl-run --trace'
 	@echo '  check        check-arch, test, then again under ASan+UBSan, then fuzz-smoke'
-	@echo '  check-arch   the layering of tests/arch/layers, no call cycle in supervisor/'
+	@echo '  check-arch   the layering of tests/arch/layers, no call cycle in supervisor/,'
+	@echo '               no path outside the repository, docs/codectl-abi.md citations'
 	@echo '  test         every suite below'
 	@echo '  test-unit    unit tests (emu/, the writer, classification, perf maps)'
 	@echo '  test-diff    libsframe differential test'
@@ -691,6 +697,7 @@ help:
 	@echo '  test-verdict programs with known wrong stacks: the verdicts on them'
 	@echo '  test-verify  sframe-verify: every SFrame row against its code (corpus, vectors,'
 	@echo '               rows made wrong, known toolchain bugs, codectl-run --verify)'
+	@echo '  test-headers each public header alone: C99, C11, GNU11 and C++17, warnings as errors'
 	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
 	@echo '  fuzz-smoke   run each for 25 s'
 	@echo '  bench        run the benchmarks'

@@ -3,8 +3,8 @@
  * The kernel's own proposals (codectl-abi.md, "The kernel's own proposals"):
  * sframe_register(2)/sframe_unregister(2), the v12 prctl and stacktrace_setup,
  * each decoding its arguments into sframe_add() and sframe_remove(), the
- * series' sframe_add_section() and sframe_remove_section() (kernel-2026.md
- * §1.2: the v16 order of checks and their errnos).
+ * series' sframe_add_section() and sframe_remove_section() (codectl-abi.md,
+ * "Order of checks": the v16 order of checks and their errnos).
  */
 #include <stdlib.h>
 #include <linux/stacktrace_setup.h>
@@ -163,7 +163,7 @@ static int stacktrace_setup_call(const struct emu_policy *p, const struct emu_sp
 
 /*
  * The shared validation words these two rules with EINVAL; v16 gives them
- * EFAULT (kernel-2026.md, "Per-FDE checks" and "Per-FRE checks").
+ * EFAULT (codectl-abi.md, "Per-FDE checks" and "Per-FRE checks").
  */
 static int kernel_errno(struct emu_verdict *v, int err)
 {

@@ -44,7 +44,8 @@ const char *emu_origin_name(unsigned int origin);
 /*
  * Registrations of the kernel's own proposals (sframe_register, the prctl,
  * stacktrace_setup) count toward no limit: those series have none
- * (kernel-2026.md §1.2, "Per-mm limits"); the emulator still caps bytes.
+ * (codectl-abi.md, "Where the RFC, the kernel patches and the emulator
+ * differ"); the emulator still caps bytes.
  */
 static inline bool emu_origin_limited(unsigned int origin)
 {

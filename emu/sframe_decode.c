@@ -53,8 +53,8 @@ static void read_header(struct emu_sframe_hdr *h, const uint8_t *d)
 }
 
 /*
- * Rules the kernel patch series apply on top of the ABI's (kernel-sframe.md
- * §1.3 row 6; kernel-2026.md §1.2 row 5: v3 only from v15/v16 on).
+ * Rules the kernel patch series apply on top of the ABI's (codectl-abi.md,
+ * "SFrame versions": v3 only from v15/v16 on).
  */
 static uint32_t kernel_refusals(const struct emu_sframe_hdr *h)
 {

@@ -4,7 +4,8 @@
  * the process at the time of the unwind, not on the copy taken at
  * registration. The kernel reads user memory at every lookup, so a program
  * that changes its section after registering it is seen, and a lookup error
- * of its EFAULT class removes the registration (kernel-sframe.md §1.6). The
+ * of its EFAULT class removes the registration (codectl-abi.md, "Lifecycle
+ * and unwind-time failures"). The
  * bytes a lookup reads are compared with the copy; only when they differ is
  * the section read again and searched with the copy's decoder and checks.
  * (The v16 profile reads the section as that kernel does: sframe_kernel.c.)

@@ -172,7 +172,7 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 
 /*
  * Header and layout, a kernel profile's header rules (before any FDE, in the
- * kernel's order: kernel-2026.md §1.2 rows 5-8), then every FDE and FRE.
+ * kernel's order: codectl-abi.md, "Order of checks"), then every FDE and FRE.
  */
 int emu_sf_validate(struct emu_sframe_section *s, const struct emu_sframe_params *p,
 		    struct emu_verdict *v)

@@ -241,7 +241,8 @@ static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const st
 /*
  * A lookup in @reg failed for broken or unreadable data: noted; in a kernel
  * profile the registration is removed, v13 only for what its lookup calls
- * EFAULT (a function outside the text is EINVAL there: kernel-sframe.md §1.6).
+ * EFAULT (a function outside the text is EINVAL there: codectl-abi.md,
+ * "Lifecycle and unwind-time failures").
  */
 static void lookup_failed(const struct emu_registration *reg, const struct emu_verdict *why,
 			  enum emu_profile profile, struct emu_unwind_result *res)

@@ -14,6 +14,18 @@
 #include <sys/syscall.h>
 #include <linux/codectl.h>
 
+/*
+ * <unistd.h> declares syscall() only under _DEFAULT_SOURCE or _GNU_SOURCE
+ * (the default of gnu11 and of g++), and a header cannot define those: the
+ * includer's system headers may already be in. So in strict ISO C (-std=c11)
+ * the prototype is given here, libc's own (glibc, musl), unless glibc's
+ * <unistd.h> declared it (__USE_MISC).
+ */
+#if !defined(__cplusplus) && !defined(__USE_MISC) && !defined(CODECTL_SYSCALL_DECLARED)
+#define CODECTL_SYSCALL_DECLARED
+extern long syscall(long number, ...);
+#endif
+
 #ifdef __NR_codectl
 #define CODECTL_NR __NR_codectl
 #else

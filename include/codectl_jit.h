@@ -38,6 +38,25 @@
 
 #include "codectl.h"
 
+/*
+ * <sys/mman.h> names MAP_ANONYMOUS and MAP_NORESERVE only under
+ * _DEFAULT_SOURCE or _GNU_SOURCE (the default of gnu11 and of g++), which a
+ * header cannot define once the includer's system headers are in. In strict
+ * ISO C (-std=c11) the kernel's values are used where they are the generic
+ * ones (asm-generic/mman-common.h, asm-generic/mman.h); elsewhere, compile
+ * with -D_DEFAULT_SOURCE.
+ */
+#if defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+#define CODECTL_JIT_MAP_ANONYMOUS MAP_ANONYMOUS
+#define CODECTL_JIT_MAP_NORESERVE MAP_NORESERVE
+#elif defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
+	defined(__riscv)
+#define CODECTL_JIT_MAP_ANONYMOUS 0x20
+#define CODECTL_JIT_MAP_NORESERVE 0x4000
+#else
+#error "codectl_jit.h: no MAP_ANONYMOUS/MAP_NORESERVE: compile with -D_DEFAULT_SOURCE"
+#endif
+
 /* The stride this helper writes: struct code_jit_unwind_fre rounded up to 4. */
 #define CODECTL_JIT_FRE_STRIDE 24u
 /* FREs that codectl_jit_fres_fp() and codectl_jit_fres_frameless() produce. */
@@ -138,7 +157,7 @@ static inline int codectl_jit_init(struct codectl_jit_tables *t, const void *tex
 	    max_tables > (SIZE_MAX / 2) / bytes)
 		return -EINVAL;
 	area = mmap(NULL, bytes * max_tables, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		    MAP_PRIVATE | CODECTL_JIT_MAP_ANONYMOUS | CODECTL_JIT_MAP_NORESERVE, -1, 0);
 	if (area == MAP_FAILED)
 		return -ENOMEM;
 	err = codectl_jit_init_area(t, text, text_len, area, bytes * max_tables, fres_per_table);
@@ -157,12 +176,13 @@ static inline int codectl_jit_init(struct codectl_jit_tables *t, const void *tex
  */
 static inline int codectl_jit_register(struct codectl_jit_tables *t)
 {
-	struct code_jit_info info = {
-		.text_start = t->text_start,
-		.text_end = t->text_end,
-		.unwind_head = (uintptr_t)t->head,
-	};
+	struct code_jit_info info;
 
+	/* member by member: designated initializers are not C++17 */
+	memset(&info, 0, sizeof(info));
+	info.text_start = t->text_start;
+	info.text_end = t->text_end;
+	info.unwind_head = (uintptr_t)t->head;
 	if (codectl(CODE_REGISTER_JIT, &info, sizeof(info), 0))
 		return -errno;
 	t->registered = 1;
@@ -228,7 +248,9 @@ static inline int codectl_jit_reserve(struct codectl_jit_tables *t,
 	err = codectl_jit_check_fres(t, fre, n);
 	if (err)
 		return err;
-	*slot = (struct codectl_jit_slot){ .tab = tab, .used = tab->used_len };
+	slot->tab = tab;
+	slot->used = tab->used_len;
+	slot->fresh = 0;
 	if (tab->reserved_len - slot->used >= bytes)
 		return 0;
 	slot->tab = codectl_jit_new_table(t);
@@ -314,14 +336,15 @@ static inline struct code_jit_unwind_fre codectl_jit_fre(uint32_t ip_off, uint32
 							 uint32_t end, uint8_t base_fp,
 							 int32_t cfa_off, int fp_saved)
 {
-	struct code_jit_unwind_fre f = {
-		.size = end - start,
-		.ip_off = ip_off + start,
-		.cfa_off = cfa_off,
-		.fp_off = fp_saved ? -16 : 0,
-		.info = (uint8_t)((base_fp ? CODE_JIT_FRE_CFA_BASE_FP : 0) |
-				  (fp_saved ? CODE_JIT_FRE_FP_SAVED : 0)),
-	};
+	struct code_jit_unwind_fre f;
+
+	memset(&f, 0, sizeof(f));
+	f.size = end - start;
+	f.ip_off = ip_off + start;
+	f.cfa_off = cfa_off;
+	f.fp_off = fp_saved ? -16 : 0;
+	f.info = (uint8_t)((base_fp ? CODE_JIT_FRE_CFA_BASE_FP : 0) |
+			   (fp_saved ? CODE_JIT_FRE_FP_SAVED : 0));
 	return f;
 }
 

@@ -77,7 +77,17 @@ struct codectl_truth {
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* syscall() in strict ISO C: as in codectl.h */
+#if !defined(__cplusplus) && !defined(__USE_MISC) && !defined(CODECTL_SYSCALL_DECLARED)
+#define CODECTL_SYSCALL_DECLARED
+extern long syscall(long number, ...);
+#endif
+
 #define CODECTL_TRUTH_NOINST __attribute__((no_instrument_function))
+
+#ifdef __cplusplus
+extern "C" {	/* the hooks' names are the compiler's */
+#endif
 
 struct codectl_truth codectl_truth __attribute__((visibility("default"), used));
 static __thread struct codectl_truth_chain *codectl_truth_self;
@@ -186,6 +196,9 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
 	if (d)
 		c->depth = d - 1;
 }
+#ifdef __cplusplus
+}
+#endif
 #endif /* CODECTL_TRUTH_RUNTIME */
 
 #endif /* CODECTL_TRUTH_H */

@@ -88,7 +88,8 @@ struct code_jit_unwind_fre {
 #define CODE_JIT_FRE_FP_SAVED		0x4	/* else FP unchanged in the caller */
 #define CODE_JIT_FRE_OUTERMOST		0x8	/* no caller: the unwind ends here */
 
-#ifndef __cplusplus
+/* The layout, checked where _Static_assert is standard (C11 and later). */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #include <stddef.h>
 _Static_assert(sizeof(struct code_elf_info) == CODE_ELF_INFO_SIZE_VER0, "code_elf_info size");
 _Static_assert(offsetof(struct code_elf_info, elf_start) == 0, "elf_start");

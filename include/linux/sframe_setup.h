@@ -45,7 +45,8 @@ struct sframe_setup {
 #define PR_REMOVE_SFRAME 80
 #endif
 
-#ifndef __cplusplus
+/* The layout, checked where _Static_assert is standard (C11 and later). */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #include <stddef.h>
 _Static_assert(sizeof(struct sframe_setup) == SFRAME_SETUP_SIZE_VER0, "sframe_setup size");
 _Static_assert(offsetof(struct sframe_setup, sframe_start) == 0, "sframe_start");

@@ -5,10 +5,19 @@
 #  2. every #include of every file of a listed part resolves (as the compiler
 #     does: its own directory, then -Iinclude, then the top) to a file of its
 #     own part or of a part it may include;
-#  3. no source file of supervisor/ reaches itself through the functions it
+#  3. no file of the project (tracked, or new and not ignored) points outside
+#     the repository: no "../shared", no absolute path under /work, no
+#     kernel notes kept beside it (kernel-2026.md, kernel-sframe.md);
+#  4. every citation of the ABI page in those files (codectl-abi.md, then a
+#     quoted section name, as comments and docs write it, possibly across a
+#     line break; "..." and "..."; an optional "step N") names text found in a
+#     heading of docs/codectl-abi.md, and a cited step is a numbered item of
+#     that heading's section;
+#  5. no source file of supervisor/ reaches itself through the functions it
 #     calls: from the objects in OBJDIR (nm), file A calls file B when A needs
 #     a symbol B defines.
-# Prints each violation; exit status 1 when there is any.
+# Prints each violation (with file and line for 3 and 4); exit status 1 when
+# there is any.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 objdir=${1:?usage: check-arch.sh OBJDIR}
@@ -81,7 +90,93 @@ for f in $(git ls-files 'include/*.h' 'emu/*.[ch]' 'supervisor/*.[ch]' 2>/dev/nu
 	done < <(grep -E '^[[:space:]]*#[[:space:]]*include' "$f")
 done
 
-# 3. no cycle through calls between supervisor's source files
+# the project's files, NUL-separated: tracked, or new and not ignored (this
+# script excepted: it names what it looks for)
+project_files() {
+	{ git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
+		find . \( -path ./build -o -path ./.git \) -prune -o -type f -printf '%P\0'; } |
+	while IFS= read -r -d '' f; do
+		[ -f "$f" ] && [ "$f" != tests/arch/check-arch.sh ] && printf '%s\0' "$f"
+	done
+}
+
+# 3. nothing points outside the repository (a user's clone has nothing there)
+outside=$(project_files | xargs -0 -r grep -HnIE -e '\.\./shared' \
+	-e '(^|[^[:alnum:]_.~/$-])/wor[k]/' -e 'kernel-(2026|sframe)\.m[d]' -- 2>/dev/null)
+if [ -n "$outside" ]; then
+	while IFS= read -r hit; do
+		f=${hit%%:*}
+		rest=${hit#*:}
+		echo "check-arch: $f:${rest%%:*}: points outside the repository: $(cut -c1-120 <<<"${rest#*:}" |
+			sed 's/^[[:space:]]*//')"
+	done <<<"$outside"
+	fail=1
+fi
+
+# 4. every citation of the ABI page names one of its headings (and steps)
+abi=docs/codectl-abi.md
+if [ ! -f $abi ]; then
+	echo "check-arch: $abi is missing"
+	fail=1
+else
+	project_files | xargs -0 -r grep -lIZ 'codectl-abi\.md' -- 2>/dev/null |
+		xargs -0 -r perl -e '
+	use strict;
+	use warnings;
+	my $doc = shift @ARGV;
+	open(my $dh, "<", $doc) or die "check-arch: cannot read $doc\n";
+	my (@lines, @heads);
+	my $fence = 0;
+	while (my $l = <$dh>) {
+		chomp $l;
+		push @lines, $l;
+		if ($l =~ /^\s*(```|~~~)/) { $fence = !$fence; next; }
+		push @heads, [length($1), $2, $#lines] if !$fence && $l =~ /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+	}
+	close $dh;
+	# the lines under heading $i, up to the next heading of its level or above
+	sub section {
+		my ($i) = @_;
+		my ($level, $from, $to) = ($heads[$i][0], $heads[$i][2], $#lines);
+		for my $j ($i + 1 .. $#heads) {
+			if ($heads[$j][0] <= $level) { $to = $heads[$j][2] - 1; last; }
+		}
+		return @lines[$from + 1 .. $to];
+	}
+	my $fail = 0;
+	for my $f (@ARGV) {
+		open(my $fh, "<", $f) or next;
+		my ($text, @starts) = ("");
+		while (my $l = <$fh>) {
+			chomp $l;
+			$l =~ s{^\s*(?:/\*+|\*+|//+|#+)?\s*}{};	# comment leaders
+			push @starts, length $text;
+			$text .= "$l ";
+		}
+		close $fh;
+		while ($text =~ /codectl-abi\.md[`\])]*(?:,|\x27s)\s*("[^"]{1,120}"(?:\s*(?:,\s*(?:and\s+)?|and\s+)"[^"]{1,120}")*)(?:\s+step\s+(\d+))?/g) {
+			my ($names, $step, $at) = ($1, $2, $-[0]);
+			my $line = 1;
+			$line++ while $line < @starts && $starts[$line] <= $at;
+			for my $name ($names =~ /"([^"]+)"/g) {
+				my @hit = grep { index($heads[$_][1], $name) >= 0 } 0 .. $#heads;
+				if (!@hit) {
+					print "check-arch: $f:$line: cites codectl-abi.md, \"$name\": no heading of $doc has that text\n";
+					$fail = 1;
+					next;
+				}
+				next if !defined $step;
+				next if grep { my $i = $_; grep { /^\s*\Q$step\E\.\s/ } section($i) } @hit;
+				print "check-arch: $f:$line: cites codectl-abi.md, \"$name\" step $step: no step $step under that heading of $doc\n";
+				$fail = 1;
+			}
+		}
+	}
+	exit $fail;
+	' $abi || fail=1
+fi
+
+# 5. no cycle through calls between supervisor's source files
 objs=$(find "$objdir/supervisor" -name '*.o' 2>/dev/null | sort)
 if [ -z "$objs" ]; then
 	echo "check-arch: no objects in $objdir/supervisor: build first"
@@ -119,5 +214,6 @@ if [ -n "$cycles" ]; then
 	echo "check-arch: supervisor files that reach themselves through calls:" $cycles
 	fail=1
 fi
-[ $fail = 0 ] && echo "check-arch: layering and call graph ok ($(wc -w <<<"$objs") objects)"
+[ $fail = 0 ] && echo "check-arch: layering, call graph, paths and codectl-abi.md citations ok" \
+	"($(wc -w <<<"$objs") objects)"
 exit $fail
