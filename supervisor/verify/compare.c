@@ -191,11 +191,18 @@ static bool in_text(const struct vctx *cx, uint64_t addr)
 	return emu_mappings_find(cx->t->text, addr) != NULL;
 }
 
+/* @fd's section (and its start) at @addr, and the index of the FDE at @fd->func_start. */
 static void section_of(const struct vctx *cx, uint64_t addr, struct verify_finding *fd)
 {
-	const char *sec = cx->t->syms ? verify_section_at(cx->t->syms, addr) : NULL;
+	const struct verify_section *sec = cx->t->syms ? verify_section_of(cx->t->syms, addr) :
+						       NULL;
+	struct emu_sframe_fde fde;
+	struct emu_sframe_fre fre;
 
-	snprintf(fd->section, sizeof(fd->section), "%s", sec ? sec : "");
+	snprintf(fd->section, sizeof(fd->section), "%s", sec ? sec->name : "");
+	fd->sec_start = sec ? sec->start : 0;
+	fd->have_fde = !emu_sframe_find(cx->t->sframe, fd->func_start, &fd->fde, &fde, &fre) &&
+		       fde.func_start == fd->func_start;
 }
 
 /* An instruction no path reaches: padding, dead code, or code behind an unresolved jump. */

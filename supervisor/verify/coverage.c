@@ -59,14 +59,15 @@ static int gap(struct vctx *cx, struct vfunc *f, const struct verify_sym *sym, u
 	struct verify_finding fd = { .kind = VERIFY_FUNCTION_WITHOUT_FDE, .start = x, .end = y,
 				     .func_start = sym->start };
 	struct emu_unwind_rule d;
-	const char *sec;
+	const struct verify_section *sec;
 	int err = 0;
 
 	if (!cx->t->dwarf || cx->t->dwarf(cx->t->dwarf_ctx, x, &d) || d.outermost ||
 	    !emu_mappings_covers(cx->t->text, x, y, EMU_PROT_EXEC))
 		return 0;
-	sec = verify_section_at(cx->t->syms, x);
-	snprintf(fd.section, sizeof(fd.section), "%s", sec ? sec : "");
+	sec = verify_section_of(cx->t->syms, x);
+	snprintf(fd.section, sizeof(fd.section), "%s", sec ? sec->name : "");
+	fd.sec_start = sec ? sec->start : 0;
 	if (whole)
 		err = realigns(cx, f, sym, &fd);
 	if (err < 0)

@@ -99,13 +99,29 @@ static const char *dwarf_text(uint8_t d)
 	}
 }
 
+/*
+ * Where @fd is: "func+0x5" (" (.sec)" outside .text); without a symbol
+ * "fde#12 (0x1129)+0x5 (.text+0xee)", the offset in the FDE's function then
+ * in the section; without either ".sec+0xee".
+ */
 static void where(const struct verify_finding *fd, char *b, size_t n)
 {
-	const char *name = fd->function[0] ? fd->function : fd->section[0] ? fd->section : "?";
+	unsigned long long off = fd->start - fd->func_start, sec_off = fd->start - fd->sec_start;
 
-	snprintf(b, n, "%s+%#llx", name, (unsigned long long)(fd->start - fd->func_start));
-	if (fd->function[0] && fd->section[0] && strcmp(fd->section, ".text"))
-		snprintf(b + strlen(b), n - strlen(b), " (%s)", fd->section);
+	if (fd->function[0]) {
+		snprintf(b, n, "%s+%#llx", fd->function, off);
+		if (fd->section[0] && strcmp(fd->section, ".text"))
+			snprintf(b + strlen(b), n - strlen(b), " (%s)", fd->section);
+	} else if (fd->have_fde) {
+		snprintf(b, n, "fde#%u (%#llx)+%#llx", fd->fde, (unsigned long long)fd->func_start,
+			 off);
+		if (fd->section[0])
+			snprintf(b + strlen(b), n - strlen(b), " (%s+%#llx)", fd->section, sec_off);
+	} else if (fd->section[0]) {
+		snprintf(b, n, "%s+%#llx", fd->section, sec_off);
+	} else {
+		snprintf(b, n, "?+%#llx", off);
+	}
 }
 
 static void what(const struct verify_finding *fd, char *b, size_t n)
@@ -204,6 +220,10 @@ static json_t *finding_json(const struct verify_finding *fd, uint64_t bias)
 		return NULL;
 	if (bias)
 		json_object_set_new(o, "file_start", hex(fd->start - bias));
+	if (fd->section[0])
+		json_object_set_new(o, "section_offset", hex(fd->start - fd->sec_start));
+	if (fd->have_fde)
+		json_object_set_new(o, "fde", json_integer(fd->fde));
 	if (fd->have_row && verify_is_mismatch(fd->kind) && !fd->detail) {
 		columns(fd, code, row, sizeof(code));
 		json_object_set_new(o, "code", json_string(code));

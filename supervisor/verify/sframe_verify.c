@@ -20,7 +20,9 @@ enum { OPT_JSON = 256, OPT_VERSION };
 
 /**
  * struct sv_opts - the command line
- * @json: --json FILE; @quiet: only mismatches, no summaries
+ * @json: --json FILE ("-": standard output, the text then on standard error)
+ * @quiet: only mismatches, no summaries (and no text at all with --json -)
+ * @all: the unknown findings too
  */
 struct sv_opts {
 	const char *json;
@@ -33,7 +35,8 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: sframe-verify [--json FILE] [--quiet] [--all] ELF...\n"
 		   "Check every SFrame row of each ELF file against the machine code it "
 		   "describes.\n\n"
-		   "      --json FILE  the report as JSON ('-': standard output)\n"
+		   "      --json FILE  the report as JSON ('-': standard output, the text then on\n"
+		   "                   standard error, or none with --quiet)\n"
 		   "  -q, --quiet      print only the mismatches (no summaries, no unknowns)\n"
 		   "  -a, --all        print the unknown findings too\n"
 		   "  -h, --help       this help\n"
@@ -75,6 +78,17 @@ static int parse(int argc, char **argv, struct sv_opts *o)
 	return 0;
 }
 
+/*
+ * Where the text report goes: standard output, unless --json writes there
+ * (then standard error, or nowhere with --quiet). NULL: nowhere.
+ */
+static FILE *text_out(const struct sv_opts *o)
+{
+	if (!o->json || strcmp(o->json, "-"))
+		return stdout;
+	return o->quiet ? NULL : stderr;
+}
+
 /* One file: 0 nothing wrong, 1 findings, 2 an error; its JSON appended to @files. */
 static int verify_file(const char *path, const struct sv_opts *o, json_t *files)
 {
@@ -101,8 +115,8 @@ static int verify_file(const char *path, const struct sv_opts *o, json_t *files)
 		info.version = emu_sframe_header(s)->version;
 		info.fdes = emu_sframe_header(s)->num_fdes;
 		info.fres = emu_sframe_header(s)->num_fres;
-		if (!o->quiet || verify_mismatches(&r.st))
-			verify_print(stdout, &info, &r, o->all && !o->quiet);
+		if (text_out(o) && (!o->quiet || verify_mismatches(&r.st)))
+			verify_print(text_out(o), &info, &r, o->all && !o->quiet);
 		json_array_append_new(files, verify_result_json(&info, &r));
 		ret = verify_mismatches(&r.st) ? 1 : 0;
 	}

@@ -93,12 +93,19 @@ const char *verify_import_at(const struct verify_symbols *s, uint64_t slot)
 	return i && s->imp[i - 1].slot == slot ? s->imp[i - 1].name : NULL;
 }
 
-const char *verify_section_at(const struct verify_symbols *s, uint64_t addr)
+const struct verify_section *verify_section_of(const struct verify_symbols *s, uint64_t addr)
 {
 	size_t i = count_at_or_below(s->sec, s->nsec, sizeof(*s->sec),
 				     offsetof(struct verify_section, start), addr);
 
 	if (!i || addr >= s->sec[i - 1].end)
 		return NULL;
-	return s->sec[i - 1].name;
+	return &s->sec[i - 1];
+}
+
+const char *verify_section_at(const struct verify_symbols *s, uint64_t addr)
+{
+	const struct verify_section *sec = verify_section_of(s, addr);
+
+	return sec ? sec->name : NULL;
 }

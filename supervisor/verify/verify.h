@@ -107,6 +107,9 @@ struct verify_code {
  * @function: the function's name (symbol, or "" when there is none; owned)
  * @func_start: where its FDE (or symbol) starts
  * @section: the ELF section holding @start ("" when unknown)
+ * @sec_start: that section's start (when @section is known)
+ * @have_fde, @fde: the index of the SFrame FDE whose function starts at
+ *	@func_start (mismatches and unknown findings of an FDE's function)
  * @have_row, @row, @fre_start: the SFrame row in effect at @start and the
  *	start of its FRE (an offset in the function; PCMASK: in the block)
  * @code: what the code implies at @start (mismatches)
@@ -119,6 +122,8 @@ struct verify_finding {
 	uint8_t why;
 	uint8_t dwarf;
 	bool have_row;
+	bool have_fde;
+	uint32_t fde;
 	uint64_t start;
 	uint64_t end;
 	uint64_t func_start;
@@ -127,6 +132,7 @@ struct verify_finding {
 	char *function;
 	char *detail;
 	char section[24];
+	uint64_t sec_start;
 	struct emu_unwind_rule row;
 	struct verify_code code;
 };
@@ -269,5 +275,8 @@ const char *verify_import_at(const struct verify_symbols *s, uint64_t slot);
 
 /** verify_section_at() - the name of the section holding @addr, or NULL. */
 const char *verify_section_at(const struct verify_symbols *s, uint64_t addr);
+
+/** verify_section_of() - the section holding @addr, or NULL. */
+const struct verify_section *verify_section_of(const struct verify_symbols *s, uint64_t addr);
 
 #endif /* SUPERVISOR_VERIFY_VERIFY_H */

@@ -8,6 +8,8 @@
  * whichever entry point registered the section.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +126,165 @@ Test(cli, json)
 	free(out);
 }
 
+/* Run @cmd; return its exit status, *@out its standard output, *@err its standard error. */
+static int run_split(const char *cmd, char **out, char **err)
+{
+	char po[4096], pe[4096], full[12288];
+	int fo = test_mkstemp(po, sizeof(po), "sframe-verify-out");
+	int fe = test_mkstemp(pe, sizeof(pe), "sframe-verify-err"), st;
+
+	cr_assert(fo >= 0 && fe >= 0);
+	close(fo);
+	close(fe);
+	snprintf(full, sizeof(full), "%s >'%s' 2>'%s'", cmd, po, pe);
+	st = system(full);
+	cr_assert(WIFEXITED(st), "%s", cmd);
+	*out = read_file(po);
+	*err = read_file(pe);
+	cr_assert(*out && *err);
+	unlink(po);
+	unlink(pe);
+	return WEXITSTATUS(st);
+}
+
+/* The first finding of kind @kind in the first file of sframe-verify's JSON @root. */
+static json_t *first_finding(json_t *root, const char *kind)
+{
+	json_t *files = json_object_get(root, "files"), *fd;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_array_get(files, 0), "findings"), i, fd)
+		if (!strcmp(json_string_value(json_object_get(fd, "kind")), kind))
+			return fd;
+	return NULL;
+}
+
+/* --json -: standard output is the JSON alone; the text on standard error (-q: none). */
+Test(cli, json_to_stdout_is_only_json)
+{
+	char *out, *err;
+	json_error_t jerr;
+	json_t *root, *fd;
+	int st = run_split(SFRAME_VERIFY " --json - " VERDICT_DIR "/missing_remember_state", &out,
+			   &err);
+
+	cr_assert_eq(st, 1, "%s%s", out, err);
+	root = json_loads(out, 0, &jerr);
+	cr_assert_not_null(root, "stdout is not JSON (%s at %d): %s", jerr.text, jerr.position,
+			   out);
+	fd = first_finding(root, "cfa-mismatch");
+	cr_assert_not_null(fd);
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "function")), "spin_early_return");
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "offset")), "0x8");
+	cr_assert(strstr(err, "  0x") && strstr(err, " cfa-mismatch spin_early_return+0x8: "),
+		  "the text goes to stderr: %s", err);
+	json_decref(root);
+	free(out);
+	free(err);
+	st = run_split(SFRAME_VERIFY " -q --json - " VERDICT_DIR "/missing_remember_state", &out,
+		       &err);
+	cr_assert_eq(st, 1, "%s%s", out, err);
+	root = json_loads(out, 0, &jerr);
+	cr_assert_not_null(root, "-q: stdout is not JSON (%s at %d): %s", jerr.text, jerr.position,
+			   out);
+	cr_assert_eq(json_array_size(json_object_get(root, "files")), 1);
+	cr_assert_str_eq(err, "", "-q --json -: no text at all");
+	json_decref(root);
+	free(out);
+	free(err);
+}
+
+/* The address of section @name of ELF file @path (libelf, not the verifier's reader). */
+static uint64_t section_addr(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	uint64_t addr = 0;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf *e;
+
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert(e && !elf_getshdrstrndx(e, &shstrndx));
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(e, shstrndx, sh.sh_name), name))
+			addr = sh.sh_addr;
+	elf_end(e);
+	close(fd);
+	cr_assert_neq(addr, 0, "no %s in %s", name, path);
+	return addr;
+}
+
+/* sframe-verify's JSON report on @path (--json FILE: independent of --json -). */
+static json_t *report_of(const char *path)
+{
+	char json[4096], cmd[12288], *out;
+	int fdn = test_mkstemp(json, sizeof(json), "sframe-verify-json");
+	json_t *root;
+
+	close(fdn);
+	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " --json '%s' '%s'", json, path);
+	cr_assert_eq(run_cmd(cmd, &out), 1, "%s", out);
+	free(out);
+	root = json_load_file(json, 0, NULL);
+	cr_assert_not_null(root);
+	unlink(json);
+	return root;
+}
+
+/*
+ * Stripped: the finding is named by its FDE and the offset in the FDE's
+ * function, and by its offset in .text: the address the unstripped file's
+ * finding has, minus .text's address.
+ */
+Test(cli, stripped_location_is_fde_and_section_offset)
+{
+	const char *prog = VERDICT_DIR "/missing_remember_state";
+	char dir[4096], copy[4200], cmd[12288], label[64], *out;
+	unsigned long long start, text, fde_start, off, sec_off;
+	json_t *root, *fd;
+	unsigned int idx;
+	const char *line;
+
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "sframe-verify-strip"));
+	snprintf(copy, sizeof(copy), "%s/stripped", dir);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s'", prog, copy);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	text = section_addr(prog, ".text");
+	root = report_of(prog);
+	fd = first_finding(root, "cfa-mismatch");
+	cr_assert_not_null(fd);
+	start = strtoull(json_string_value(json_object_get(fd, "start")), NULL, 16);
+	cr_assert_eq(strtoull(json_string_value(json_object_get(fd, "section_offset")), NULL, 16),
+		     start - text);
+	json_decref(root);
+
+	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " '%s'", copy);
+	cr_assert_eq(run_cmd(cmd, &out), 1, "%s", out);
+	line = strstr(out, " cfa-mismatch fde#");
+	cr_assert_not_null(line, "no FDE label: %s", out);
+	cr_assert_eq(sscanf(line, " cfa-mismatch fde#%u (%llx)+%llx (.text+%llx): ", &idx,
+			    &fde_start, &off, &sec_off), 4, "%s", out);
+	cr_assert_eq(sec_off, start - text, "%s: .text+%#llx", out, start - text);
+	cr_assert_eq(fde_start + off, start, "%s", out);
+	cr_assert_eq(off, 0x8, "%s", out);
+	snprintf(label, sizeof(label), "fde#%u (%#llx)+0x8 (.text+%#llx): ", idx, fde_start,
+		 start - text);
+	cr_assert(strstr(out, label), "%s: %s", label, out);
+	free(out);
+
+	root = report_of(copy);
+	fd = first_finding(root, "cfa-mismatch");
+	cr_assert_str_eq(json_string_value(json_object_get(fd, "function")), "");
+	cr_assert_eq(json_integer_value(json_object_get(fd, "fde")), idx);
+	cr_assert_eq(strtoull(json_string_value(json_object_get(fd, "section_offset")), NULL, 16),
+		     start - text);
+	json_decref(root);
+	test_rmtree(dir);
+}
+
 /* The finding of the "verify" array's object @prog at file address @off past @fn, or NULL. */
 static json_t *verify_finding(json_t *root, const char *prog, const char *fn, const char *off)
 {
@@ -230,7 +391,7 @@ Test(cli, codectl_run_verify_once_per_object)
 	snprintf(prefix, sizeof(prefix), "codectl-run: verify: %s (pid ", real);
 	cr_assert_eq(count_lines(r.log, prefix), 1, "%s", r.log);
 	/* ld 2.44+ adds its .plt.got row (CFA = SP+16: verify_util.c's known_bug()) */
-	plt_got = count_in(r.log, " cfa-mismatch .plt.got+0: the code says CFA = SP+8, "
+	plt_got = count_in(r.log, "+0 (.plt.got+0): the code says CFA = SP+8, "
 				     "the row (FRE at +0) CFA = SP+16;");
 	cr_assert_leq(plt_got, 1, "%s", r.log);
 	cr_assert_eq((int)count_lines(r.log, "codectl-run: verify:   0x") - plt_got, 1, "%s", r.log);
