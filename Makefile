@@ -69,10 +69,11 @@ endif
 # functions (__libc_start_call_main, start_thread) in reports and tests;
 # lowdown writes the man pages; strace is what one e2e test runs under;
 # capstone decodes the code the frame-plausibility oracle reads; g++ compiles
-# the public headers as C++17 (test-headers).
+# the public headers as C++17 (test-headers); man-db, groff-base and
+# bsdextrautils show the man pages as users get them (test-man).
 DEB_PKGS := gcc g++ libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
 	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libcapstone-dev \
-	libc6-dbg lowdown strace
+	libc6-dbg lowdown strace man-db groff-base bsdextrautils
 
 # Installs what is missing (as root) and writes $(1): the flags of this
 # machine's libraries. Arguments: the file, the package list, the compiler.
@@ -426,9 +427,9 @@ run_test = @t=$$(mktemp -d "$${TMPDIR:-/tmp}/codectl-check.XXXXXX") || exit 1; \
 SAN_JOBS := $(if $(SANFLAGS),--jobs 1)
 
 .PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
-	test-verdict test-verify test-headers
+	test-verdict test-verify test-headers test-man
 test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit test-verdict \
-	test-verify test-headers
+	test-verify test-headers test-man
 
 test-unit: $(UNIT_BIN)
 	$(call run_test,$(UNIT_BIN) $(SAN_JOBS))
@@ -479,6 +480,9 @@ test-verify: $(VERIFY_DEPS)
 # Each public header alone, as C99, C11, GNU11 (gcc) and C++17 (g++), warnings as errors.
 test-headers: tests/headers/compile-matrix.sh $(PUBLIC_HDRS)
 	$(call run_test,tests/headers/compile-matrix.sh include)
+# Each man page: indexed by whatis (lexgrog), no warning at 80 columns, identifiers whole.
+test-man: tests/man/check-man.sh $(MAN_PAGES)
+	$(call run_test,tests/man/check-man.sh $(B)/man)
 
 define newline
 
@@ -623,13 +627,10 @@ abi-demo: $(ABI_DEMO) $(CODECTL_RUN) $(AUDIT_SO)
 
 # ---------------------------------------------------------------- man pages, install
 
-# docs/NAME.S.md -> NAME.S: the title line (for Markdown readers) dropped,
-# "## X" (NAME, SYNOPSIS, ...) become sections, "### X" subsections.
-$(B)/man/%: docs/%.md
+# docs/NAME.S.md -> NAME.S by lowdown (docs/md2man.sh says how).
+$(B)/man/%: docs/%.md docs/md2man.sh
 	@mkdir -p $(@D)
-	$(call say,MAN,$@)n=$*; sed -e '1d' -e 's/^#\(#*\) /\1 /' $< | \
-		lowdown -s -Tman -M title=$${n%.*} -M section=$${n##*.} \
-			-M source=codectl-emu -M volume="codectl-emu" -o $@ -
+	$(call say,MAN,$@)docs/md2man.sh $* < $< > $@.tmp && mv $@.tmp $@
 
 INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h \
 	include/sframe_register.h include/stacktrace_setup.h
@@ -698,6 +699,8 @@ help:
 	@echo '  test-verify  sframe-verify: every SFrame row against its code (corpus, vectors,'
 	@echo '               rows made wrong, known toolchain bugs, codectl-run --verify)'
 	@echo '  test-headers each public header alone: C99, C11, GNU11 and C++17, warnings as errors'
+	@echo '  test-man     each man page: whatis can index it, man shows it at 80 columns'
+	@echo '               without a warning, no identifier loses its underscores'
 	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
 	@echo '  fuzz-smoke   run each for 25 s'
 	@echo '  bench        run the benchmarks'
