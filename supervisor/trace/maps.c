@@ -205,10 +205,10 @@ int maps_refresh_ranges(struct trace *t, struct proc *p, pid_t tid, const struct
 		if (start >= end)
 			continue;
 		err = read_range(fd, &p->as->maps, &start, &end, &fresh);
-		if (!err)
+		if (!err) {
 			t->maps_reads.ranges++;
-		if (!err)
 			err = splice(&p->as->maps, &fresh, start, end, &out);
+		}
 		if (!err) {
 			err = adopt(t, p, &out, start, end);
 			out = (struct emu_mappings){ 0 };
