@@ -111,6 +111,26 @@ static json_t *jit_invalid_json(const struct sample_stats *st)
 	}
 	return o;
 }
+/* The wrong frames by whose walk they are in (covered, astray, libunwind), then by why. */
+static json_t *findings_in_json(const struct sample_stats *st)
+{
+	static const char *const walk[FINDING_WALKS] = {
+		[FINDING_COVERED] = "covered", [FINDING_ASTRAY] = "astray",
+		[FINDING_LIBUNWIND] = "libunwind",
+	};
+	json_t *o = json_object();
+
+	for (unsigned int k = 0; o && k < FINDING_WALKS; k++) {
+		json_t *why = json_object();
+
+		for (unsigned int w = 1; why && w < WHY_COUNT; w++)
+			json_object_set_new(why, classify_why_name(w),
+					    json_integer((json_int_t)st->findings_in[k][w]));
+		json_object_set_new(o, walk[k], why);
+	}
+	return o;
+}
+
 /* The classes issue 13 added, the headline's outcomes and the wrong frames by why. */
 static void verdict_counts(json_t *o, const struct sample_stats *st)
 {
@@ -137,6 +157,7 @@ static void verdict_counts(json_t *o, const struct sample_stats *st)
 	for (unsigned int w = 1; why && w < WHY_COUNT; w++)
 		json_object_set_new(why, classify_why_name(w), json_integer((json_int_t)st->findings[w]));
 	json_object_set_new(o, "wrong_frames", why);
+	json_object_set_new(o, "wrong_frames_in", findings_in_json(st));
 }
 
 static json_t *counts_json(const struct sample_stats *st)

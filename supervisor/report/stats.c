@@ -344,6 +344,13 @@ static void add_freeze(struct sample_stats *st, uint64_t ns)
 	st->freeze_ns[st->nfreeze++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 }
 
+static enum finding_walk finding_walk(enum sample_class cls)
+{
+	if (cls == SC_ASTRAY)
+		return FINDING_ASTRAY;
+	return cls == SC_LIBUNWIND_FAILED ? FINDING_LIBUNWIND : FINDING_COVERED;
+}
+
 static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 {
 	st->total++;
@@ -355,6 +362,7 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 	st->outcome[classify_outcome(&w->v)]++;
 	st->libunwind_wrong += classify_libunwind_wrong(&w->v);
 	st->findings[w->v.why < WHY_COUNT ? w->v.why : 0]++;
+	st->findings_in[finding_walk(w->v.cls)][w->v.why < WHY_COUNT ? w->v.why : 0]++;
 	st->side[w->v.side]++;
 	st->check_failures += classify_check_failed(&w->v);
 	st->strict_changed += w->strict_changed;

@@ -78,6 +78,13 @@ struct stats_namer {
 	void *ctx;
 };
 
+/*
+ * Where a wrong frame the verdicts found is: in our walk's SFrame-covered
+ * part (ours-wrong, both-wrong), in our walk past it (astray: the frame-
+ * pointer fallback), or in libunwind's walk (libunwind-failed).
+ */
+enum finding_walk { FINDING_COVERED, FINDING_ASTRAY, FINDING_LIBUNWIND, FINDING_WALKS };
+
 struct sample_stats {
 	unsigned long total;
 	unsigned long by_class[SC_COUNT];
@@ -97,6 +104,7 @@ struct sample_stats {
 	unsigned long outcome[OUTCOME_COUNT];
 	unsigned long libunwind_wrong;	/* samples that show libunwind's walk wrong */
 	unsigned long findings[WHY_COUNT];	/* wrong frames by why */
+	unsigned long findings_in[FINDING_WALKS][WHY_COUNT];	/* ... by whose walk */
 	unsigned long side[SIDE_COUNT];
 	unsigned long check_failures;
 	unsigned long strict_changed;

@@ -73,17 +73,31 @@ static double per(uint64_t ns, unsigned long n)
 	return n ? (double)ns / (double)n / 1000.0 : 0;
 }
 
-/* Wrong frames the verdicts name, by why. */
+/* Wrong frames the verdicts found, by whose walk they are in, then by why. */
 static void print_findings(const struct report *r, const struct sample_stats *st)
 {
+	static const char *const walk[FINDING_WALKS] = {
+		[FINDING_COVERED] = "in SFrame-covered parts",
+		[FINDING_ASTRAY] = "past them (astray)",
+		[FINDING_LIBUNWIND] = "in libunwind's walks",
+	};
 	bool any = false;
 
-	for (unsigned int why = 1; why < WHY_COUNT; why++) {
-		if (!st->findings[why])
-			continue;
-		fprintf(r->log->f, "%s%s %lu", any ? ", " : "  wrong frames named by the verdicts: ",
-			classify_why_name(why), st->findings[why]);
-		any = true;
+	for (unsigned int k = 0; k < FINDING_WALKS; k++) {
+		bool first = true;
+
+		for (unsigned int why = 1; why < WHY_COUNT; why++) {
+			if (!st->findings_in[k][why])
+				continue;
+			if (first)
+				fprintf(r->log->f, "%s%s: ", any ? "; " :
+					"  wrong frames the verdicts found: ", walk[k]);
+			else
+				fprintf(r->log->f, ", ");
+			fprintf(r->log->f, "%s %lu", classify_why_name(why), st->findings_in[k][why]);
+			first = false;
+			any = true;
+		}
 	}
 	if (any)
 		fprintf(r->log->f, "\n");
@@ -143,7 +157,7 @@ static void print_verdicts(const struct report *r, const struct sample_stats *st
 		fprintf(r->log->f, "; outside the stack copy %lu (not judged)",
 			st->outcome[OUTCOME_PAST_COPY]);
 	fputc('\n', r->log->f);
-	fprintf(r->log->f, "  ");
+	fprintf(r->log->f, "  whole walks, ours against libunwind's: ");
 	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++, sep = ", ")
 		fprintf(r->log->f, "%s%s %lu", sep, classify_class_name(always[i]),
 			st->by_class[always[i]]);

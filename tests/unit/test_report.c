@@ -121,9 +121,10 @@ Test(report, counts_agreement_coverage_and_places)
 			       "65336 bytes of stack at each sample\n"), "%s", text);
 	cr_assert(strstr(text, "  verdict: 3 verified correct in their covered part; wrong: ours 0, "
 			       "libunwind's 1, both 1; unverifiable 0\n"), "%s", text);
-	cr_assert(strstr(text, "  match 2, ended 0, astray 1, diverged 0, libunwind-failed 0, "
-			       "both-wrong 1\n"), "%s", text);
-	cr_assert(strstr(text, "  wrong frames named by the verdicts: not-code 1\n"), "%s", text);
+	cr_assert(strstr(text, "  whole walks, ours against libunwind's: match 2, ended 0, astray 1, "
+			       "diverged 0, libunwind-failed 0, both-wrong 1\n"), "%s", text);
+	cr_assert(strstr(text, "  wrong frames the verdicts found: in SFrame-covered parts: "
+			       "not-code 1\n"), "%s", text);
 	cr_assert(strstr(text, "  agreement: 75.0% (3 of 4 samples with an SFrame/JIT step agree "
 			       "with libunwind over their SFrame-covered frames)\n"), "%s", text);
 	cr_assert(strstr(text, "    prog                              100.0%  (4 of 4)\n"), "%s",
@@ -185,6 +186,11 @@ Test(report, json_and_folded_files)
 							"libunwind")), 1);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(samples, "wrong_frames"),
 							"not-code")), 1);
+	/* ... and whose walk it is in: ours, in the covered part (both-wrong) */
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_object_get(samples,
+		     "wrong_frames_in"), "covered"), "not-code")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_object_get(samples,
+		     "wrong_frames_in"), "astray"), "not-code")), 0);
 	cr_assert_eq(json_array_size(json_object_get(j, "stacks")), 4);
 	cr_assert_eq(json_array_size(json_object_get(j, "places")), 2);
 	lied = json_array_get(json_object_get(j, "stacks"), 3);
