@@ -92,19 +92,21 @@ static int adopt(struct trace *t, struct proc *p, struct emu_mappings *fresh, ui
 	bool whole = !start && end == UINT64_MAX;
 	struct stale_ctx c = { t, p };
 	uint64_t before = maps_digest(&p->as->maps);
-	bool vdso_gone;
 
-	if (another_program(p->as, fresh)) {
+	/*
+	 * The vDSO moved, or there is none where there was one: an execve
+	 * whose event is not handled yet (read between its switch to the new
+	 * program's memory and the vDSO's mapping, or after it). The old
+	 * program's registrations are the exec's to drop, not stale, and the
+	 * mappings read are not kept: a later read, without the old vDSO to
+	 * compare with, would take them for stale. (A program that unmapped
+	 * its own vDSO keeps the mappings read last.)
+	 */
+	if (another_program(p->as, fresh) ||
+	    (p->as->maps_valid && vdso_start(&p->as->maps) && !vdso_start(fresh))) {
 		emu_mappings_free(fresh);
 		return -ESTALE;
 	}
-	/*
-	 * No vDSO where there was one: an execve between its switch to the new
-	 * program's memory and the vDSO's mapping (or a program that unmapped
-	 * its vDSO). The old program's registrations are the exec's to drop,
-	 * not stale.
-	 */
-	vdso_gone = p->as->maps_valid && vdso_start(&p->as->maps) && !vdso_start(fresh);
 	emu_mappings_free(&p->as->maps);
 	p->as->maps = *fresh;
 	if (whole) {
@@ -112,9 +114,7 @@ static int adopt(struct trace *t, struct proc *p, struct emu_mappings *fresh, ui
 		p->as->maps_hinted = false;
 		p->as->maps_ns = clock_now_ns();
 	}
-	if (!vdso_gone)
-		emu_registry_prune_unmapped_in(p->as->registry, &p->as->maps, start, end, log_stale,
-					       &c);
+	emu_registry_prune_unmapped_in(p->as->registry, &p->as->maps, start, end, log_stale, &c);
 	if (maps_digest(&p->as->maps) != before && t->hooks.mappings_changed)
 		t->hooks.mappings_changed(t->hooks.ctx, p);
 	return 0;

@@ -41,7 +41,8 @@ bool maps_old_for_samples(const struct proc *p);
  * registrations whose text is no longer mapped (counted and logged as
  * stale), and tell the mappings_changed hook when anything moved
  * Return: 0, or the negative errno of the read, or -ESTALE when the process
- * ran an execve whose event is not handled yet (the vDSO moved); the
+ * ran an execve whose event is not handled yet (the vDSO moved, or is gone
+ * where there was one); the
  * mappings read last then stay (an exiting or exec'ing process has none of
  * them left, and its queued samples are judged by the mappings it had), and
  * are re-read at the next use.
