@@ -8,7 +8,9 @@
 # cell"), which a terminal of 80 columns shows without squeezing columns.
 # lowdown: no emphasis inside words (sframe_register stays whole).
 # After: ".SH NAME" on one line and "name \- what" under it, as man-db's
-# lexgrog (whatis, apropos) and mandb read a page.
+# lexgrog (whatis, apropos) and mandb read a page; the few characters
+# outside ASCII as groff's own names, which every output device can show
+# (a terminal in the C locale has no glyph for "…").
 set -e
 name=${1%.*}
 section=${1##*.}
@@ -43,4 +45,6 @@ pending { print pending " \"" $0 "\""; named = $0 == "NAME"; pending = ""; next 
 named && /^\.(LP|PP)$/ { next }
 named && / — / { sub(/ — /, " \\- "); named = 0 }
 { print }
-'
+' | sed -e 's/…/.../g' -e 's/—/\\(em/g' -e 's/–/\\(en/g' -e 's/−/\\-/g' \
+	-e 's/≥/\\(>=/g' -e 's/≤/\\(<=/g' -e 's/µ/\\(mc/g' -e 's/×/\\(mu/g' \
+	-e 's/→/\\(->/g' -e 's/\\\[u2026\]/.../g'

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-man.sh BUILD_MAN_DIR: each man page built from docs/*.md
 #  - is indexed by whatis/apropos (man-db's lexgrog parses its NAME line),
-#  - shows at 80 columns with no warning from man -l (groff),
+#  - shows at 80 columns with no warning from man -l (groff), in the C
+#    locale (no glyph outside ASCII) and in a UTF-8 one,
 #  - keeps every identifier of its source whole (no "_" read as emphasis):
 #    each word with an underscore in docs/PAGE.md is in the rendered text at
 #    least as many times as in the source.
@@ -24,12 +25,14 @@ for page in "$dir"/*.[0-9]; do
 	else
 		say FAIL "$name" "lexgrog" "$out"
 	fi
-	warn=$(MANWIDTH=80 man -l "$page" 2>&1 >/dev/null)
-	if [ -z "$warn" ]; then
-		say PASS "$name" "man -l at 80 columns: no warning"
-	else
-		say FAIL "$name" "man -l at 80 columns" "$(head -3 <<<"$warn")"
-	fi
+	for locale in C C.UTF-8; do	# a fresh machine's terminal, and a UTF-8 one
+		warn=$(LC_ALL=$locale MANWIDTH=80 man -l "$page" 2>&1 >/dev/null)
+		if [ -z "$warn" ]; then
+			say PASS "$name" "man -l at 80 columns, $locale locale: no warning"
+		else
+			say FAIL "$name" "man -l at 80 columns, $locale locale" "$(head -3 <<<"$warn")"
+		fi
+	done
 	text=$(MANWIDTH=10000 man -l "$page" 2>/dev/null | col -b)
 	missing=()
 	total=0
