@@ -205,23 +205,104 @@ static void section_of(const struct vctx *cx, uint64_t addr, struct verify_findi
 		       fde.func_start == fd->func_start;
 }
 
-/* An instruction no path reaches: padding, dead code, or code behind an unresolved jump. */
-static void unreached(const struct vfunc *f, const struct vinsn *in, struct verify_finding *fd,
-		      struct verify_result *out)
+/*
+ * An instruction no path reaches: padding, dead code, or code behind an
+ * unresolved jump. Its verdict (VERIFY_ROW_UNREACHED or VERIFY_UNKNOWN).
+ */
+static int unreached(const struct vfunc *f, const struct vinsn *in, struct verify_finding *fd,
+		     struct verify_result *out)
 {
 	if (in->nop || !f->unresolved_at) {
 		out->st.unreachable++;
-		return;
+		return VERIFY_ROW_UNREACHED;
 	}
 	out->st.undecided++;
 	fd->kind = VERIFY_UNKNOWN;
 	fd->why = VERIFY_WHY_INDIRECT_JUMP;
 	fd->why_at = f->unresolved_at;
 	verify_add(out, fd, f->name);
+	return VERIFY_UNKNOWN;
 }
 
-static void compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i,
-			 struct verify_result *out)
+/* Where to record the next row of a dump; NULL when no memory (counted). */
+static struct verify_row *new_row(struct verify_result *out)
+{
+	struct verify_row *n;
+	size_t cap;
+
+	if (out->nrows == out->caprows) {
+		cap = out->caprows ? out->caprows * 2 : 64;
+		n = out->nrows < VERIFY_MAX_FINDINGS ? realloc(out->rows, cap * sizeof(*n)) : NULL;
+		if (!n) {
+			out->rows_dropped++;
+			return NULL;
+		}
+		out->rows = n;
+		out->caprows = cap;
+	}
+	return &out->rows[out->nrows++];
+}
+
+static uint8_t col_of(enum vres r)
+{
+	return r == R_MATCH ? VERIFY_COL_MATCH :
+	       r == R_MISMATCH ? VERIFY_COL_DIFFERS : VERIFY_COL_UNDECIDED;
+}
+
+/* Each column of @w's row held to the state @s, as check_all() holds them. */
+static void row_columns(const struct vstate *s, struct verify_row *w)
+{
+	uint8_t why = 0;
+
+	w->have_code = true;
+	w->code = vcode_of(s);
+	w->cfa = col_of(check_cfa(s, &w->row, &why));
+	w->ra = col_of(check_loc(s, &w->row.ra, VK_RA, &why));
+	w->fp = col_of(check_loc(s, &w->row.fp, VK_CALLER_FP, &why));
+}
+
+/*
+ * --dump: instruction @i of @f, whose verdict is @verdict (@why when
+ * unknown), starts a row (the row in effect changed) or continues the last.
+ */
+static void dump_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i, int verdict,
+		      uint8_t why, struct verify_result *out)
+{
+	const struct vinsn *in = &f->insn[i];
+	struct verify_row *w = out->nrows ? &out->rows[out->nrows - 1] : NULL;
+	struct emu_sframe_fde fde;
+	struct emu_sframe_fre fre;
+	uint32_t idx;
+
+	if (emu_sframe_find(cx->t->sframe, in->addr, &idx, &fde, &fre))
+		return;
+	if (w && w->fde == idx && w->fre_start == fre.start && w->end == in->addr) {
+		w->end = in->addr + in->len;
+		w->later += verify_is_mismatch((unsigned int)verdict);
+		return;
+	}
+	w = new_row(out);
+	if (!w)
+		return;
+	*w = (struct verify_row){ .fde = idx, .num_fres = fde.num_fres,
+				  .func_start = fde.func_start, .func_size = fde.func_size,
+				  .name = fde.func_start == f->start ? f->name : NULL,
+				  .start = in->addr, .end = in->addr + in->len,
+				  .fre_start = fre.start, .verdict = (uint8_t)verdict,
+				  .why = verdict == VERIFY_UNKNOWN ? why : 0 };
+	w->have_row = !emu_sframe_rule(cx->t->sframe, &fde, &fre, &w->row);
+	if (w->have_row && verdict != VERIFY_ROW_NOT_CHECKED && verdict != VERIFY_ROW_UNREACHED &&
+	    f->in[i].reached)
+		row_columns(&f->in[i], w);
+}
+
+/*
+ * Hold instruction @i of @f to its row. Its verdict: the finding's kind,
+ * VERIFY_ROW_MATCH, _UNREACHED, _NOT_CHECKED, or -1 (no row); @why its
+ * reason when unknown.
+ */
+static int compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i,
+			struct verify_result *out, uint8_t *why_out)
 {
 	const struct vinsn *in = &f->insn[i];
 	const struct vstate *s = &f->in[i];
@@ -233,23 +314,24 @@ static void compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t 
 	int kind;
 
 	if (!in_text(cx, in->addr) || emu_sframe_find(cx->t->sframe, in->addr, NULL, &fde, &fre))
-		return;		/* no row: function-without-fde's business (object.c) */
+		return -1;	/* no row: function-without-fde's business (object.c) */
 	if (fde.signal || emu_sframe_rule(cx->t->sframe, &fde, &fre, &fd.row) || fd.row.outermost) {
 		out->st.not_checked++;
-		return;
+		return VERIFY_ROW_NOT_CHECKED;
 	}
 	fd.have_row = true;
 	fd.fre_start = fre.start;
 	fd.func_start = fde.func_start;
 	section_of(cx, in->addr, &fd);
 	if (!s->reached) {
-		unreached(f, in, &fd, out);
-		return;
+		kind = unreached(f, in, &fd, out);
+		*why_out = fd.why;
+		return kind;
 	}
 	kind = check_all(s, &fd.row, &why, &undecided);
 	if (kind < 0 && !undecided) {
 		out->st.decided++;
-		return;
+		return VERIFY_ROW_MATCH;
 	}
 	fd.code = vcode_of(s);
 	if (kind < 0) {
@@ -263,6 +345,8 @@ static void compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t 
 		fd.dwarf = dwarf_opinion(cx, s, in->addr, &fd.row, kind);
 	}
 	verify_add(out, &fd, f->name);
+	*why_out = fd.why;
+	return fd.kind;
 }
 
 void vcompare(const struct vctx *cx, const struct vfunc *f, struct verify_result *out)
@@ -272,8 +356,13 @@ void vcompare(const struct vctx *cx, const struct vfunc *f, struct verify_result
 		return;
 	}
 	out->st.instructions += f->n;
-	for (uint32_t i = 0; i < f->n; i++)
-		compare_insn(cx, f, i, out);
+	for (uint32_t i = 0; i < f->n; i++) {
+		uint8_t why = 0;
+		int verdict = compare_insn(cx, f, i, out, &why);
+
+		if (cx->t->dump && verdict >= 0)
+			dump_insn(cx, f, i, verdict, why, out);
+	}
 }
 
 void vcompare_unknown(const struct vctx *cx, const struct vfunc *f, struct verify_result *out)

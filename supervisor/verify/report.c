@@ -201,6 +201,132 @@ void verify_print(FILE *f, const struct verify_object_info *o, const struct veri
 		fprintf(f, "  (%zu more findings not kept)\n", r->dropped);
 }
 
+/* A row's CFA, short: "SP+8", "r10+0", "*(FP-8)". */
+static void dump_row_cfa(const struct emu_unwind_rule *r, char *b, size_t n)
+{
+	const char *base = r->cfa_base == EMU_CFA_SP ? "SP" :
+			   r->cfa_base == EMU_CFA_FP ? "FP" : regname(r->cfa_reg);
+
+	snprintf(b, n, r->cfa_deref ? "*(%s%+lld)" : "%s%+lld", base, (long long)r->cfa_off);
+}
+
+/* A row's RA or FP place, short: "same", "[CFA-8]", "r10+0", "[r10+0]". */
+static void dump_row_loc(const struct emu_loc_rule *l, char *b, size_t n)
+{
+	switch (l->kind) {
+	case EMU_LOC_SAME:
+		snprintf(b, n, "same");
+		break;
+	case EMU_LOC_CFA_DEREF:
+		snprintf(b, n, "[CFA%+lld]", (long long)l->off);
+		break;
+	case EMU_LOC_REG:
+		snprintf(b, n, "%s%+lld", regname(l->reg), (long long)l->off);
+		break;
+	default:
+		snprintf(b, n, "[%s%+lld]", regname(l->reg), (long long)l->off);
+	}
+}
+
+/*
+ * What the code implies, short: CFA "SP+16=FP+16" ("unknown": at no fixed
+ * offset), RA "[CFA-8]", FP "same=[CFA-16]" ("lost": in no register or slot).
+ */
+static void dump_code(const struct verify_code *c, char *cfa, char *ra, char *fp, size_t n)
+{
+	if (c->sp_known && c->fp_known)
+		snprintf(cfa, n, "SP%+d=FP%+d", c->sp_cfa, c->fp_cfa);
+	else if (c->sp_known || c->fp_known)
+		snprintf(cfa, n, "%s%+d", c->sp_known ? "SP" : "FP",
+			 c->sp_known ? c->sp_cfa : c->fp_cfa);
+	else
+		snprintf(cfa, n, "unknown");
+	if (c->ra_slot)
+		snprintf(ra, n, "[CFA%+d]", c->ra_slot);
+	else
+		snprintf(ra, n, "lost");
+	if (c->fp_same && c->fp_saved)
+		snprintf(fp, n, "same=[CFA%+d]", c->fp_slot);
+	else if (c->fp_same || c->fp_saved)
+		snprintf(fp, n, c->fp_same ? "same" : "[CFA%+d]", c->fp_slot);
+	else
+		snprintf(fp, n, "lost");
+}
+
+/* "ok", "cfa-mismatch", "unknown: merge", "unreached", "not checked"; then later ones. */
+static void dump_verdict(const struct verify_row *w, char *b, size_t n)
+{
+	if (w->verdict == VERIFY_ROW_MATCH)
+		snprintf(b, n, "ok");
+	else if (w->verdict == VERIFY_ROW_UNREACHED)
+		snprintf(b, n, "unreached");
+	else if (w->verdict == VERIFY_ROW_NOT_CHECKED)
+		snprintf(b, n, "not checked");
+	else if (w->verdict == VERIFY_UNKNOWN)
+		snprintf(b, n, "? %s", verify_why_name(w->why));
+	else
+		snprintf(b, n, "%s", verify_kind_name(w->verdict));
+	if (w->later)
+		snprintf(b + strlen(b), n - strlen(b), "; %u later", w->later);
+}
+
+static char col_mark(uint8_t col)
+{
+	return col == VERIFY_COL_DIFFERS ? '!' : col == VERIFY_COL_UNDECIDED ? '?' : ' ';
+}
+
+/* The row's line mark: '!' it or an instruction after differs, '?' undecided. */
+static char row_mark(const struct verify_row *w)
+{
+	if (verify_is_mismatch(w->verdict) || w->later)
+		return '!';
+	return w->verdict == VERIFY_UNKNOWN ? '?' : ' ';
+}
+
+/* A dump's columns: mark, offset, the row's CFA RA FP | the code's (each marked), verdict. */
+#define DUMP_FMT "%c %-6s %-8s %-8s %-8s | %c%-12s%c%-9s%c%-13s %s\n"
+
+static void dump_line(FILE *f, const struct verify_row *w)
+{
+	char off[24], rc[24] = "-", rr[24] = "-", rf[24] = "-", cc[24] = "-", cr[24] = "-",
+	     cf[24] = "-", v[48];
+
+	snprintf(off, sizeof(off), "+0x%llx", (unsigned long long)(w->start - w->func_start));
+	if (w->have_row) {
+		dump_row_cfa(&w->row, rc, sizeof(rc));
+		dump_row_loc(&w->row.ra, rr, sizeof(rr));
+		dump_row_loc(&w->row.fp, rf, sizeof(rf));
+	}
+	if (w->have_code)
+		dump_code(&w->code, cc, cr, cf, sizeof(cc));
+	dump_verdict(w, v, sizeof(v));
+	fprintf(f, DUMP_FMT, row_mark(w), off, rc, rr, rf, w->have_code ? col_mark(w->cfa) : ' ',
+		cc, w->have_code ? col_mark(w->ra) : ' ', cr, w->have_code ? col_mark(w->fp) : ' ',
+		cf, v);
+}
+
+void verify_dump(FILE *f, const struct verify_object_info *o, const struct verify_result *r)
+{
+	const struct verify_row *w;
+
+	fprintf(f, "%s: each row beside the code at its first instruction\n", o->name);
+	fprintf(f, DUMP_FMT, ' ', "at", "row CFA", "RA", "FP", ' ', "code CFA", ' ', "RA", ' ',
+		"FP", "verdict");
+	for (size_t i = 0; i < r->nrows; i++) {
+		w = &r->rows[i];
+		if (!i || w->fde != r->rows[i - 1].fde) {
+			fprintf(f, "fde#%u %s%s%#llx, %#llx bytes, %u row%s\n", w->fde,
+				w->name ? w->name : "", w->name ? " at " : "",
+				(unsigned long long)w->func_start,
+				(unsigned long long)w->func_size, w->num_fres,
+				w->num_fres == 1 ? "" : "s");
+		}
+		dump_line(f, w);
+	}
+	if (r->rows_dropped)
+		fprintf(f, "  (%zu more rows not kept)\n", r->rows_dropped);
+}
+
 static json_t *hex(uint64_t v)
 {
 	char b[24];
@@ -240,7 +366,7 @@ static json_t *finding_json(const struct verify_finding *fd, uint64_t bias)
 	return o;
 }
 
-static json_t *counts_json(const struct verify_stats *st)
+json_t *verify_counts_json(const struct verify_stats *st)
 {
 	json_t *k = json_object();
 
@@ -264,7 +390,8 @@ json_t *verify_result_json(const struct verify_object_info *o, const struct veri
 		      "decided", (json_int_t)st->decided, "undecided", (json_int_t)st->undecided,
 		      "unreachable", (json_int_t)st->unreachable,
 		      "not_checked", (json_int_t)st->not_checked,
-		      "share_decided", verify_share_decided(st), "findings_by_kind", counts_json(st),
+		      "share_decided", verify_share_decided(st),
+		      "findings_by_kind", verify_counts_json(st),
 		      "mismatches", (json_int_t)verify_mismatches(st),
 		      "findings_dropped", (json_int_t)r->dropped, "findings", a ? a : json_array());
 	if (j && o->bias)

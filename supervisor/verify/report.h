@@ -40,8 +40,17 @@ void verify_finding_text(const struct verify_finding *fd, uint64_t bias, char *b
 void verify_print(FILE *f, const struct verify_object_info *o, const struct verify_result *r,
 		  bool all);
 
+/**
+ * verify_dump() - each row of @r (verify_target's @dump) beside what the code
+ * implies at its first instruction, one line a row, under a line per FDE
+ */
+void verify_dump(FILE *f, const struct verify_object_info *o, const struct verify_result *r);
+
 /** verify_summary_text() - the one-line summary of @r into @buf. */
 void verify_summary_text(const struct verify_result *r, char *buf, size_t size);
+
+/** verify_counts_json() - @st's findings by kind ({"cfa-mismatch": 1, ...}; NULL on ENOMEM). */
+json_t *verify_counts_json(const struct verify_stats *st);
 
 /** verify_result_json() - @o and @r as a JSON object (NULL on ENOMEM); the caller owns it. */
 json_t *verify_result_json(const struct verify_object_info *o, const struct verify_result *r);

@@ -47,6 +47,20 @@ unsigned long verify_mismatches(const struct verify_stats *st)
 	return n;
 }
 
+void verify_stats_add(struct verify_stats *sum, const struct verify_stats *st)
+{
+	sum->fdes += st->fdes;
+	sum->functions += st->functions;
+	sum->rows += st->rows;
+	sum->instructions += st->instructions;
+	sum->decided += st->decided;
+	sum->undecided += st->undecided;
+	sum->unreachable += st->unreachable;
+	sum->not_checked += st->not_checked;
+	for (unsigned int k = 0; k < VERIFY_KIND_COUNT; k++)
+		sum->by_kind[k] += st->by_kind[k];
+}
+
 double verify_share_decided(const struct verify_stats *st)
 {
 	unsigned long all = st->decided + st->undecided;
@@ -63,4 +77,7 @@ void verify_result_free(struct verify_result *r)
 	free(r->f);
 	r->f = NULL;
 	r->n = r->cap = 0;
+	free(r->rows);
+	r->rows = NULL;
+	r->nrows = r->caprows = 0;
 }

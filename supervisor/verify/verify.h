@@ -160,9 +160,58 @@ struct verify_stats {
 	unsigned long by_kind[VERIFY_KIND_COUNT];
 };
 
+/* How a row's column compares with the code (struct verify_row). */
+enum verify_col {
+	VERIFY_COL_MATCH,
+	VERIFY_COL_DIFFERS,
+	VERIFY_COL_UNDECIDED,
+};
+
+/* What a dumped row's first instruction gave, besides a finding's kind (0..VERIFY_UNKNOWN). */
+enum verify_row_verdict {
+	VERIFY_ROW_MATCH = VERIFY_KIND_COUNT,	/* the row says what the code does */
+	VERIFY_ROW_UNREACHED,			/* no path reaches it (padding, dead code) */
+	VERIFY_ROW_NOT_CHECKED,			/* outermost row, signal frame */
+};
+
+/**
+ * struct verify_row - one SFrame row beside what the code implies at its
+ *	first instruction (verify_target's @dump)
+ * @fde, @func_start, @func_size, @num_fres: its FDE's index, function and rows
+ * @name: the function's symbol (not owned: the target's), or NULL
+ * @start, @end: the instructions it is in effect for, in a run
+ * @fre_start: its FRE's start (an offset in the function; PCMASK: in the block)
+ * @have_row, @row: its rule (when emu could translate it)
+ * @have_code, @code: what the code implies at @start (when checked there)
+ * @cfa, @ra, @fp: each column held to the code at @start (enum verify_col)
+ * @verdict: the first instruction's finding (enum verify_kind) or enum verify_row_verdict
+ * @why: why it is undecided (@verdict VERIFY_UNKNOWN)
+ * @later: the instructions after @start whose row contradicts the code
+ */
+struct verify_row {
+	uint32_t fde;
+	uint32_t num_fres;
+	uint64_t func_start;
+	uint64_t func_size;
+	const char *name;
+	uint64_t start;
+	uint64_t end;
+	uint32_t fre_start;
+	bool have_row;
+	bool have_code;
+	struct emu_unwind_rule row;
+	struct verify_code code;
+	uint8_t cfa, ra, fp;
+	uint8_t verdict;
+	uint8_t why;
+	uint32_t later;
+};
+
 /**
  * struct verify_result - findings in address order, and the counts
  * @f, @n: the findings kept (owned); @dropped: beyond VERIFY_MAX_FINDINGS
+ * @rows, @nrows: with verify_target's @dump, each row in address order
+ *	(owned); @rows_dropped: not kept (no memory, or beyond VERIFY_MAX_FINDINGS)
  */
 struct verify_result {
 	struct verify_stats st;
@@ -170,6 +219,10 @@ struct verify_result {
 	size_t n;
 	size_t cap;
 	size_t dropped;
+	struct verify_row *rows;
+	size_t nrows;
+	size_t caprows;
+	size_t rows_dropped;
 };
 
 /** struct verify_sym - a function symbol: [@start, @start + @size), @name not owned */
@@ -222,6 +275,8 @@ typedef int (*verify_dwarf_fn)(void *ctx, uint64_t addr, struct emu_unwind_rule 
  * @bias: run-time minus link-time addresses, when known (0: none): an
  *	absolute address read from data (a jump table) may not be relocated
  *	yet, as in an object registered at exec, before ld.so ran
+
+ * @dump: also record each row beside the code's state (verify_result's @rows)
  */
 struct verify_target {
 	const struct emu_sframe_section *sframe;
@@ -231,6 +286,7 @@ struct verify_target {
 	verify_dwarf_fn dwarf;
 	void *dwarf_ctx;
 	uint64_t bias;
+	bool dump;
 };
 
 /**
@@ -242,7 +298,7 @@ struct verify_target {
  */
 int verify_run(const struct verify_target *t, struct verify_result *out);
 
-/** verify_result_free() - release the findings of @r (its counts stay). */
+/** verify_result_free() - release the findings and rows of @r (its counts stay). */
 void verify_result_free(struct verify_result *r);
 
 /** verify_kind_name() - "cfa-mismatch", ... for @k. */
@@ -260,6 +316,9 @@ static inline bool verify_is_mismatch(unsigned int k)
 
 /** verify_mismatches() - findings of @st that say the data is wrong. */
 unsigned long verify_mismatches(const struct verify_stats *st);
+
+/** verify_stats_add() - add the counts of @st to @sum (the totals of several runs). */
+void verify_stats_add(struct verify_stats *sum, const struct verify_stats *st);
 
 /** verify_share_decided() - decided / (decided + undecided), 1.0 when nothing was. */
 double verify_share_decided(const struct verify_stats *st);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "run_helper.h"
+#include "supervisor/verify/verify.h"
 #include "test_tmp.h"
 
 /* Run @cmd with its output in a file; return its exit status, *@out its output (malloc'd). */
@@ -123,6 +124,164 @@ Test(cli, json)
 	cr_assert_not_null(json_object_get(json_array_get(files, 2), "error"));
 	json_decref(root);
 	unlink(path);
+	free(out);
+}
+
+/* Is @line (without its newline) one whole line of @out? */
+static bool has_line(const char *out, const char *line)
+{
+	size_t len = strlen(line);
+
+	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, line, len) && (p[len] == '\n' || !p[len]))
+			return true;
+	return false;
+}
+
+/*
+ * --skip-missing: a file without .sframe, and one not ELF, are each named on
+ * one line and counted, not errors; a file that cannot be read still is.
+ * Without the option both stay errors (errors_are_2).
+ */
+Test(cli, skip_missing_names_and_counts)
+{
+	const char *nosf = CORPUS_DIR "/libcorpus_nosf-fp.so", *text = VECTOR_DIR "/README.md";
+	char cmd[8192], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " %s %s", nosf, VECTOR_DIR "/v1/basic-O2-nofp");
+	st = run_cmd(cmd, &out);
+	cr_assert_eq(st, 2, "without --skip-missing: an error, as before: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " --skip-missing %s %s %s", nosf, text,
+		 VECTOR_DIR "/v1/basic-O2-nofp");
+	st = run_cmd(cmd, &out);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert(has_line(out, "no .sframe: " CORPUS_DIR "/libcorpus_nosf-fp.so"), "%s", out);
+	cr_assert(has_line(out, "no .sframe: " VECTOR_DIR "/README.md"), "%s", out);
+	cr_assert(has_line(out, "total: 1 file checked, 2 skipped: 9 FDEs, 20 rows, 120 "
+				"instructions: 116 decided, 0 undecided (100.0% decided), 4 "
+				"unreachable, 0 not checked; no findings"), "%s", out);
+	cr_assert_null(strstr(out, "sframe-verify:"), "no error printed: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " --skip-missing %s /nonexistent", nosf);
+	st = run_cmd(cmd, &out);
+	cr_assert_eq(st, 2, "a file not there is still an error: %s", out);
+	cr_assert(strstr(out, "sframe-verify: /nonexistent: "), "%s", out);
+	free(out);
+}
+
+/* The totals line sums the files' summaries; one file: no totals. */
+Test(cli, totals_line)
+{
+	char *out;
+	int st = run_cmd(SFRAME_VERIFY " " VECTOR_DIR "/v2/basic-O2-nofp " VECTOR_DIR
+			 "/v1/drap-O2-nofp /nonexistent", &out);
+
+	cr_assert_eq(st, 2, "%s", out);
+	cr_assert(has_line(out, "total: 2 files checked: 13 FDEs, 27 rows, 136 instructions: "
+				"131 decided, 0 undecided (100.0% decided), 5 unreachable, 0 not "
+				"checked; cfa-mismatch 1, unknown 1"), "%s", out);
+	free(out);
+	st = run_cmd(SFRAME_VERIFY " " VECTOR_DIR "/v2/basic-O2-nofp", &out);
+	cr_assert_eq(st, 1, "%s", out);
+	cr_assert_null(strstr(out, "total:"), "one file, no totals: %s", out);
+	free(out);
+}
+
+/* JSON integer @name of @o. */
+static json_int_t jint(json_t *o, const char *name)
+{
+	json_t *v = json_object_get(o, name);
+
+	cr_assert(json_is_integer(v), "%s", name);
+	return json_integer_value(v);
+}
+
+/*
+ * JSON "totals": each count the sum of the files' (a file with undecided
+ * instructions among them), the share decided of the sums as a file's is
+ * computed, the skipped file counted.
+ */
+Test(cli, totals_json)
+{
+	static const char *const counts[] = { "fdes_checked", "rows", "instructions", "decided",
+					      "undecided", "unreachable", "not_checked",
+					      "mismatches" };
+	char path[4096], cmd[8192], *out;
+	json_t *root, *files, *tot;
+	json_int_t sum, dec, und;
+	int fdn = test_mkstemp(path, sizeof(path), "sframe-verify-json"), st;
+	size_t i;
+
+	close(fdn);
+	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " --skip-missing --json '%s' %s %s %s", path,
+		 VERDICT_DIR "/stack_clash_probe", VECTOR_DIR "/v2/basic-O2-nofp",
+		 CORPUS_DIR "/libcorpus_nosf-fp.so");
+	st = run_cmd(cmd, &out);
+	cr_assert_eq(st, 1, "%s", out);
+	root = json_load_file(path, 0, NULL);
+	cr_assert_not_null(root);
+	files = json_object_get(root, "files");
+	tot = json_object_get(root, "totals");
+	cr_assert_not_null(tot, "no totals");
+	cr_assert_eq(jint(tot, "files_checked"), 2);
+	cr_assert_eq(jint(tot, "files_skipped"), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(files, 2), "skipped")),
+			 "no .sframe section");
+	for (unsigned int c = 0; c < sizeof(counts) / sizeof(*counts); c++) {
+		sum = 0;
+		for (i = 0; i < 2; i++)
+			sum += jint(json_array_get(files, i), counts[c]);
+		cr_assert_eq(jint(tot, counts[c]), sum, "%s", counts[c]);
+	}
+	for (unsigned int k = 0; k < VERIFY_KIND_COUNT; k++) {
+		sum = 0;
+		for (i = 0; i < 2; i++)
+			sum += jint(json_object_get(json_array_get(files, i), "findings_by_kind"),
+				    verify_kind_name(k));
+		cr_assert_eq(jint(json_object_get(tot, "findings_by_kind"), verify_kind_name(k)),
+			     sum, "%s", verify_kind_name(k));
+	}
+	dec = jint(tot, "decided");
+	und = jint(tot, "undecided");
+	cr_assert_gt(und, 0, "the test wants a file with undecided instructions");
+	cr_assert_eq(json_real_value(json_object_get(tot, "share_decided")),
+		     (double)dec / (double)(dec + und));
+	json_decref(root);
+	unlink(path);
+	free(out);
+}
+
+/*
+ * --dump: each FDE, then each row beside the code's state at its first
+ * instruction; the row the code contradicts marked, its column too.
+ */
+Test(cli, dump_rows_beside_code)
+{
+	char *out;
+	int st = run_cmd(SFRAME_VERIFY " --dump " VECTOR_DIR "/v2/basic-O2-nofp", &out);
+
+	cr_assert_eq(st, 1, "%s", out);
+	cr_assert(has_line(out, "  at     row CFA  RA       FP       |  code CFA     RA        FP"
+				"            verdict"), "%s", out);
+	cr_assert(has_line(out, "fde#2 0x1050, 0x8 bytes, 1 row"), "%s", out);
+	cr_assert(has_line(out, "! +0x0   SP+16    [CFA-8]  same     | !SP+8         [CFA-8]   "
+				"same          cfa-mismatch; 1 later"), "%s", out);
+	cr_assert(has_line(out, "fde#6 use_alloca at 0x1260, 0x54 bytes, 4 rows"), "%s", out);
+	cr_assert(has_line(out, "  +0x1   SP+16    [CFA-8]  [CFA-16] |  SP+16        [CFA-8]   "
+				"same=[CFA-16] ok"), "%s", out);
+	cr_assert(has_line(out, "  +0x10  FP+16    [CFA-8]  [CFA-16] |  SP+16=FP+16  [CFA-8]   "
+				"[CFA-16]      ok"), "%s", out);
+	for (const char *l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		size_t len = strchr(l, '\n') ? (size_t)(strchr(l, '\n') - l) : strlen(l);
+
+		if (strncmp(l, "  0x", 4) && strncmp(l, VECTOR_DIR, strlen(VECTOR_DIR)))
+			cr_assert_leq(len, 100, "wider than 100 columns: %.*s", (int)len, l);
+	}
+	free(out);
+	st = run_cmd(SFRAME_VERIFY " " VECTOR_DIR "/v2/basic-O2-nofp", &out);
+	cr_assert_null(strstr(out, "fde#2 0x1050"), "no dump without --dump: %s", out);
 	free(out);
 }
 
