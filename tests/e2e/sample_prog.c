@@ -19,7 +19,8 @@
  *   torn        two phases, each a recursion TORN_DEPTH frames of ~1 KiB deep
  *               (rec_a / rec_b, ~160 KiB, deeper than any stack copy and than
  *               the stack mapping at exec) with a spin at the bottom (spin_a /
- *               spin_b), alternated every ~0.2 ms for 1 s of CPU time: a walk
+ *               spin_b), alternated every ~0.2 ms for 1 s of CPU time (or
+ *               the seconds given after it): a walk
  *               of a copy that reads the rest of the stack live later finds
  *               the other phase's frames there
  *   coroutine   a coroutine made with makecontext(3), run by swapcontext:
@@ -303,9 +304,9 @@ __attribute__((noipa)) static unsigned long phase_b(void)
 	return rec_b(TORN_DEPTH);
 }
 
-static int torn(void)
+static int torn(double seconds)
 {
-	double end = cpu_seconds() + 1.0;
+	double end = cpu_seconds() + seconds;
 	unsigned long sum = 0, rounds = 0;
 
 	while (cpu_seconds() < end) {
@@ -584,7 +585,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "masked"))
 		return masked();
 	if (!strcmp(argv[1], "torn"))
-		return torn();
+		return torn(argc > 2 ? atof(argv[2]) : 1.0);
 	if (!strcmp(argv[1], "coroutine"))
 		return coroutine();
 	if (!strcmp(argv[1], "sleep"))

@@ -217,41 +217,68 @@ static void torn_sample(json_t *s, bool judged_only, bool *mixed, bool *whole)
 }
 
 /*
- * Stacks deeper than any copy (~160 KiB), their phase changing every ~0.1 ms:
- * with the ring sampler the frames above the copy are read after the thread
- * ran on, and are never judged (past-copy), so no stack mixing both phases
- * is ever certified; with --sampler stop every walk is made during the stop
- * and every one is whole and verified.
+ * One run of sample-prog torn for @seconds of CPU time, with the ring
+ * sampler: no stack mixing both phases is certified; how many samples were
+ * at the bottom of a phase, and how many of those read the other phase live
+ * (*@torn). Every one of them read the stack past its copy.
  */
-Test(sampling, torn_stacks_are_never_certified_and_exact_at_a_stop)
+static size_t torn_ring_run(const char *seconds, size_t *torn)
 {
 	char jbuf[256];
 	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
-	size_t i, at_spin = 0, torn = 0, past_copy = 0, whole_n = 0;
+	size_t i, at_spin = 0, past_copy = 0;
 	bool mixed, whole;
 	struct run r;
 	json_t *j, *s;
 
-	SRUN(&r, "-q", "--max-frames", "256", "--json-all", json, "--", SAMPLE_PROG, "torn");
+	SRUN(&r, "-q", "--max-frames", "256", "--json-all", json, "--", SAMPLE_PROG, "torn",
+	     seconds);
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	j = load(json);
+	*torn = 0;
 	json_array_foreach(json_object_get(j, "stacks"), i, s) {
 		if (!torn_at_bottom(s))
 			continue;
 		at_spin++;
 		torn_sample(s, false, &mixed, &whole);
-		torn += mixed;
+		*torn += mixed;
 		past_copy += json_integer_value(json_object_get(s, "past_copy_from")) > 0;
 		torn_sample(s, true, &mixed, &whole);
 		cr_assert(!mixed || strcmp(json_string_value(json_object_get(s, "outcome")),
 					   "verified"), "a torn stack certified: %s",
 			  json_dumps(s, JSON_COMPACT));
 	}
-	cr_assert_gt(at_spin, 300, "%zu samples at the bottom of a phase", at_spin);
 	cr_assert_eq(past_copy, at_spin, "every one read the stack past its copy");
-	cr_assert_gt(torn, 0, "none of %zu read the other phase live (no test)", at_spin);
 	json_decref(j);
 	run_free(&r);
+	return at_spin;
+}
+
+/*
+ * Stacks deeper than any copy (~160 KiB), their phase changing every ~0.1 ms:
+ * with the ring sampler the frames above the copy are read after the thread
+ * ran on, and are never judged (past-copy), so no stack mixing both phases
+ * is ever certified; with --sampler stop every walk is made during the stop
+ * and every one is whole and verified. The ring part runs until it has 300
+ * samples at the bottom of a phase and one that read the other phase
+ * (a loaded machine walks fewer: the queue drops what it cannot hold), for
+ * 1, 2, then 4 s of CPU time.
+ */
+Test(sampling, torn_stacks_are_never_certified_and_exact_at_a_stop)
+{
+	static const char *const seconds[] = { "1", "2", "4" };
+	char jbuf[256];
+	const char *json = tmp_path(jbuf, sizeof(jbuf), "report.json");
+	size_t i, k, at_spin = 0, torn = 0, whole_n = 0;
+	bool mixed, whole;
+	struct run r;
+	json_t *j, *s;
+
+	for (k = 0; k < 3 && (at_spin <= 300 || !torn); k++)
+		at_spin = torn_ring_run(seconds[k], &torn);
+	cr_assert_gt(at_spin, 300, "%zu samples at the bottom of a phase in %s s", at_spin,
+		     seconds[k - 1]);
+	cr_assert_gt(torn, 0, "none of %zu read the other phase live (no test)", at_spin);
 
 	SRUN(&r, "-q", "--sampler", "stop", "--max-frames", "256", "--json-all", json, "--",
 	     SAMPLE_PROG, "torn");
