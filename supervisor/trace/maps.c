@@ -68,17 +68,20 @@ static uint64_t vdso_start(const struct emu_mappings *m)
 }
 
 /*
- * Mappings of another program: the vDSO moved, which only an execve does
- * (it is placed anew for each program). Read after the kernel ran the exec
- * but before its event was handled (a sample walked, a call answered in
- * between), they must not make the old program's registrations stale: the
- * exec drops those, and the old program's samples keep its mappings.
+ * Mappings of an execve whose event is not handled yet: the vDSO moved
+ * (only an execve places it anew), or is gone where there was one (read
+ * between the exec's switch to the new program's memory and the vDSO's
+ * mapping). Read then (a sample walked, a call answered in between), they
+ * must not make the old program's registrations stale, nor be kept: a
+ * later read, with no old vDSO to compare with, would. The exec drops
+ * those registrations, and the old program's samples keep its mappings.
+ * (A program that unmapped its own vDSO keeps the mappings read before.)
  */
-static bool another_program(const struct addr_space *as, const struct emu_mappings *fresh)
+static bool exec_in_flight(const struct addr_space *as, const struct emu_mappings *fresh)
 {
-	uint64_t was = as->maps_valid ? vdso_start(&as->maps) : 0, now = vdso_start(fresh);
+	uint64_t was = as->maps_valid ? vdso_start(&as->maps) : 0;
 
-	return was && now && was != now;
+	return was && vdso_start(fresh) != was;
 }
 
 /*
@@ -93,17 +96,7 @@ static int adopt(struct trace *t, struct proc *p, struct emu_mappings *fresh, ui
 	struct stale_ctx c = { t, p };
 	uint64_t before = maps_digest(&p->as->maps);
 
-	/*
-	 * The vDSO moved, or there is none where there was one: an execve
-	 * whose event is not handled yet (read between its switch to the new
-	 * program's memory and the vDSO's mapping, or after it). The old
-	 * program's registrations are the exec's to drop, not stale, and the
-	 * mappings read are not kept: a later read, without the old vDSO to
-	 * compare with, would take them for stale. (A program that unmapped
-	 * its own vDSO keeps the mappings read last.)
-	 */
-	if (another_program(p->as, fresh) ||
-	    (p->as->maps_valid && vdso_start(&p->as->maps) && !vdso_start(fresh))) {
+	if (exec_in_flight(p->as, fresh)) {
 		emu_mappings_free(fresh);
 		return -ESTALE;
 	}
