@@ -15,9 +15,23 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# Where make install puts things, as GNU make users expect; each may be given.
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/codectl-emu
+PKGCONFIGDIR ?= $(PREFIX)/share/pkgconfig
 DESTDIR ?=
 B := build
+VERSION := $(shell sed -n 's/^\#define CODECTL_EMU_VERSION "\(.*\)"/\1/p' supervisor/core/version.h)
+# The loader module's directory as seen from BINDIR, and a file that changes
+# when an install directory does (what depends on them is rebuilt then).
+AUDIT_RELDIR := $(shell realpath -m --relative-to='$(BINDIR)' '$(LIBDIR)/codectl-emu')
+INSTALL_DIRS_STAMP := $(B)/install-dirs
+INSTALL_DIRS := $(PREFIX) $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(MANDIR) $(DOCDIR) $(PKGCONFIGDIR) \
+	$(VERSION)
 
 ifeq ($(origin CC),default)
 CC := gcc
@@ -276,6 +290,18 @@ $(LIBSUPERVISOR): $(SUPERVISOR_OBJ)
 $(CODECTL_RUN): $(RUN_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
 
+# The codectl-run make install copies: it finds the loader module in
+# LIBDIR/codectl-emu as seen from BINDIR (so a DESTDIR tree works where it is
+# unpacked), and is relinked when an install directory changes. The build
+# tree's own codectl-run, which the tests run, is not touched by that.
+INSTALL_RUN := $(O)/install/codectl-run
+$(O)/install/main.o: supervisor/main.c $(INSTALL_DIRS_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(UNWIND_PTRACE_CFLAGS) \
+		-DAUDIT_DIR_FROM_BINDIR='"$(AUDIT_RELDIR)"' $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(INSTALL_RUN): $(O)/install/main.o $(filter-out %/main.o,$(RUN_OBJ)) $(LIBSUPERVISOR) $(LIBEMU)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
+
 $(SFRAME_VERIFY): $(SFRAME_VERIFY_MAIN:%.c=$(O)/obj/%.o) $(LIBSUPERVISOR) $(LIBEMU)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
 
@@ -427,9 +453,9 @@ run_test = @t=$$(mktemp -d "$${TMPDIR:-/tmp}/codectl-check.XXXXXX") || exit 1; \
 SAN_JOBS := $(if $(SANFLAGS),--jobs 1)
 
 .PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
-	test-verdict test-verify test-headers test-man
+	test-verdict test-verify test-headers test-man test-install
 test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit test-verdict \
-	test-verify test-headers test-man
+	test-verify test-headers test-man test-install
 
 test-unit: $(UNIT_BIN)
 	$(call run_test,$(UNIT_BIN) $(SAN_JOBS))
@@ -483,6 +509,9 @@ test-headers: tests/headers/compile-matrix.sh $(PUBLIC_HDRS)
 # Each man page: indexed by whatis (lexgrog), no warning at 80 columns, identifiers whole.
 test-man: tests/man/check-man.sh $(MAN_PAGES)
 	$(call run_test,tests/man/check-man.sh $(B)/man)
+# make install into a DESTDIR with every directory variable, checked file by file.
+test-install: tests/install/check-install.sh $(CODECTL_RUN) $(AUDIT_SO)
+	$(call run_test,tests/install/check-install.sh $(CODECTL_RUN))
 
 define newline
 
@@ -634,41 +663,54 @@ $(B)/man/%: docs/%.md docs/md2man.sh
 
 INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h \
 	include/sframe_register.h include/stacktrace_setup.h
+# The emulated kernel's uapi headers, kept out of INCLUDEDIR/linux (which is
+# linux-libc-dev's under PREFIX=/usr); pkg-config --cflags names their directory.
 INSTALL_UAPI_HDRS := $(wildcard include/linux/*.h)
-DOC_FILES := README.md docs/codectl-abi.md docs/loader-integration.md docs/jit-integration.md
+UAPI_DIR := $(INCLUDEDIR)/codectl-emu
+# The README and every page it links to, so its links resolve where installed.
+DOC_LINK := ](docs/[^)\#]*
+DOC_FILES := README.md $(shell grep -o '$(DOC_LINK)' README.md | cut -c3- | sort -u)
 PC_FILE := $(B)/codectl-emu.pc
-I := $(DESTDIR)$(PREFIX)
+I := $(DESTDIR)
 
-$(PC_FILE): Makefile
+$(INSTALL_DIRS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' '' \
+	@echo '$(INSTALL_DIRS)' | cmp -s - $@ || echo '$(INSTALL_DIRS)' >$@
+
+$(PC_FILE): $(INSTALL_DIRS_STAMP)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$(INCLUDEDIR)' '' \
 		'Name: codectl-emu' 'Description: codectl(2) headers and the JIT writer helper' \
-		'Version: 0.1' 'Cflags: -I$${includedir}' >$@
+		'Version: $(VERSION)' 'Cflags: -I$${includedir} -I$${includedir}/codectl-emu' >$@
 
 # Exactly what install writes, for uninstall.
-INSTALLED := $(I)/bin/codectl-run $(I)/bin/sframe-verify $(I)/lib/codectl-emu/libcodectl-audit.so \
-	$(INSTALL_HDRS:include/%=$(I)/include/%) $(INSTALL_UAPI_HDRS:include/%=$(I)/include/%) \
-	$(I)/share/pkgconfig/codectl-emu.pc \
-	$(foreach m,$(MAN_PAGES),$(I)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-	$(DOC_FILES:%=$(I)/share/doc/codectl-emu/%)
+MAN_INSTALLED = $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+INSTALLED = $(BINDIR)/codectl-run $(BINDIR)/sframe-verify \
+	$(LIBDIR)/codectl-emu/libcodectl-audit.so \
+	$(INSTALL_HDRS:include/%=$(INCLUDEDIR)/%) $(INSTALL_UAPI_HDRS:include/%=$(UAPI_DIR)/%) \
+	$(PKGCONFIGDIR)/codectl-emu.pc $(MAN_INSTALLED) $(DOC_FILES:%=$(DOCDIR)/%)
 
-.PHONY: install uninstall
-install: $(CODECTL_RUN) $(SFRAME_VERIFY) $(AUDIT_SO) $(MAN_PAGES) $(PC_FILE)
-	install -D -m 755 $(CODECTL_RUN) $(I)/bin/codectl-run
-	install -D -m 755 $(SFRAME_VERIFY) $(I)/bin/sframe-verify
-	install -D -m 644 $(AUDIT_SO) $(I)/lib/codectl-emu/libcodectl-audit.so
-	install -d $(I)/include/linux $(I)/share/pkgconfig $(I)/share/doc/codectl-emu/docs
-	install -m 644 $(INSTALL_HDRS) $(I)/include/
-	install -m 644 $(INSTALL_UAPI_HDRS) $(I)/include/linux/
-	install -m 644 $(PC_FILE) $(I)/share/pkgconfig/
+.PHONY: install uninstall installed-files FORCE
+FORCE:
+install: $(INSTALL_RUN) $(SFRAME_VERIFY) $(AUDIT_SO) $(MAN_PAGES) $(PC_FILE)
+	install -D -m 755 $(INSTALL_RUN) $(I)$(BINDIR)/codectl-run
+	install -D -m 755 $(SFRAME_VERIFY) $(I)$(BINDIR)/sframe-verify
+	install -D -m 644 $(AUDIT_SO) $(I)$(LIBDIR)/codectl-emu/libcodectl-audit.so
+	install -d $(I)$(INCLUDEDIR) $(I)$(UAPI_DIR)/linux $(I)$(PKGCONFIGDIR) $(I)$(DOCDIR)/docs
+	install -m 644 $(INSTALL_HDRS) $(I)$(INCLUDEDIR)/
+	install -m 644 $(INSTALL_UAPI_HDRS) $(I)$(UAPI_DIR)/linux/
+	install -m 644 $(PC_FILE) $(I)$(PKGCONFIGDIR)/
 	$(foreach m,$(MAN_PAGES),install -D -m 644 $(m) \
-		$(I)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m))$(newline))
-	$(foreach f,$(DOC_FILES),install -m 644 $(f) $(I)/share/doc/codectl-emu/$(f)$(newline))
+		$(I)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))$(newline))
+	$(foreach f,$(DOC_FILES),install -m 644 $(f) $(I)$(DOCDIR)/$(f)$(newline))
 
 uninstall:
-	rm -f $(INSTALLED)
-	-rmdir $(I)/share/doc/codectl-emu/docs $(I)/share/doc/codectl-emu $(I)/lib/codectl-emu \
-		2>/dev/null
+	rm -f $(INSTALLED:%=$(I)%)
+	-rmdir $(I)$(DOCDIR)/docs $(I)$(DOCDIR) $(I)$(LIBDIR)/codectl-emu $(I)$(UAPI_DIR)/linux \
+		$(I)$(UAPI_DIR) 2>/dev/null
+
+# One installed path per line (without DESTDIR), for the install test.
+installed-files:
+	@printf '%s\n' $(INSTALLED)
 
 # ---------------------------------------------------------------- the rest
 
@@ -700,6 +742,7 @@ help:
 	@echo '               rows made wrong, known toolchain bugs, codectl-run --verify)'
 	@echo '  test-headers each public header alone: C99, C11, GNU11 and C++17, warnings as errors'
 	@echo '  test-man     each man page: whatis can index it, man shows it at 80 columns'
+	@echo '  test-install make install into a DESTDIR with every directory variable, file by file'
 	@echo '               without a warning, no identifier loses its underscores'
 	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
 	@echo '  fuzz-smoke   run each for 25 s'

@@ -357,7 +357,14 @@ static int exit_status(const struct run *r)
 	return 128 + sig;
 }
 
-/* libcodectl-audit.so next to codectl-run (build tree), or where make install puts it. */
+/*
+ * libcodectl-audit.so next to codectl-run (build tree), or where make install
+ * puts it: LIBDIR/codectl-emu, which the Makefile gives as seen from BINDIR.
+ */
+#ifndef AUDIT_DIR_FROM_BINDIR
+#define AUDIT_DIR_FROM_BINDIR "../lib/codectl-emu"
+#endif
+
 static void find_loader_module(struct run *r)
 {
 	char exe[2048], *slash;
@@ -373,12 +380,12 @@ static void find_loader_module(struct run *r)
 	*slash = '\0';
 	snprintf(r->loader_module, sizeof(r->loader_module), "%s/libcodectl-audit.so", exe);
 	if (access(r->loader_module, R_OK))
-		snprintf(r->loader_module, sizeof(r->loader_module), "%s/../lib/codectl-emu/"
-			 "libcodectl-audit.so", exe);
+		snprintf(r->loader_module, sizeof(r->loader_module),
+			 "%s/" AUDIT_DIR_FROM_BINDIR "/libcodectl-audit.so", exe);
 	if (access(r->loader_module, R_OK)) {
-		log_note(&r->log, "loader module libcodectl-audit.so not found next to codectl-run: "
-				  "loaded objects will not be registered (only the program's own "
-				  "calls)");
+		log_note(&r->log, "loader module libcodectl-audit.so not found next to codectl-run "
+				  "nor in %s/" AUDIT_DIR_FROM_BINDIR ": loaded objects will not be "
+				  "registered (only the program's own calls)", exe);
 		r->loader_module[0] = '\0';
 	} else if (strchr(r->loader_module, ':')) {
 		/* ld.so splits LD_AUDIT at colons */
