@@ -362,7 +362,7 @@ $(LOADER_BIN): $(LOADER_TEST_SRC) $(wildcard tests/loader/*.h) tests/e2e/run_hel
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DLOADER_DIR='"$(abspath $(LOADER_DIR))"' -DAUDIT_SO='"$(abspath $(AUDIT_SO))"' \
 		-DOTHER_AUDIT_SO='"$(abspath $(LOADER_DIR))/other-audit.so"' \
-		$(DRIVER_CFLAGS) $(LOADER_TEST_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion
+		$(DRIVER_CFLAGS) $(LOADER_TEST_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson
 
 $(ABI_DEMO): tests/demo/abi_demo.c
 	@mkdir -p $(@D)

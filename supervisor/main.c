@@ -303,7 +303,7 @@ static void finish_sampling(struct run *r)
 		.queue = SAMPLER_QUEUE,
 		.wall_stops = SAMPLER_WALL_STOPS_PER_SEC,
 		.registrations = { t.accepted, t.rejected, t.unregistered, t.exec_registered,
-				   t.stale },
+				   t.stale, t.again_after_exec },
 		.exit_status = program_status(r),
 		.exited_holding = tracees_exited_holding(&r->trace.tree),
 		.maps_full_reads = r->trace.maps_reads.full,

@@ -137,41 +137,67 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct entr
 	return err;
 }
 
-/* A refused registration's text, for a report that finds no unwind data there. */
-static void note_refusal(struct proc *p, const struct emu_call_result *res)
+/* The text [*start, *end) a registration call (read in full) asked for; false if none. */
+static bool asked_text(const struct emu_call_result *res, uint64_t *start, uint64_t *end)
 {
-	uint64_t start, end;
-
 	if (!res->have_args || res->unregister)
-		return;
+		return false;
 	if (res->entry != EMU_ENTRY_CODECTL) {	/* struct sframe_setup */
-		addr_space_note_refusal(p->as, res->args.setup.text_start,
-					res->args.setup.text_start + res->args.setup.text_size,
-					emu_rule_name(res->verdict.rule));
-		return;
+		*start = res->args.setup.text_start;
+		*end = res->args.setup.text_start + res->args.setup.text_size;
+		return true;
 	}
 	switch (res->option) {
 	case CODE_REGISTER_ELF:
-		start = res->args.elf.text_start, end = res->args.elf.text_end;
-		break;
+		*start = res->args.elf.text_start, *end = res->args.elf.text_end;
+		return true;
 	case CODE_REGISTER_SFRAME:
-		start = res->args.sframe.text_start, end = res->args.sframe.text_end;
-		break;
+		*start = res->args.sframe.text_start, *end = res->args.sframe.text_end;
+		return true;
 	case CODE_REGISTER_JIT:
-		start = res->args.jit.text_start, end = res->args.jit.text_end;
-		break;
-	default:
+		*start = res->args.jit.text_start, *end = res->args.jit.text_end;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * EEXIST for exactly the text exec registered (the main program, ld.so): a
+ * loader registering every object it maps, as docs/loader-integration.md
+ * says the loader module does, meets it by design. Not the program's error.
+ */
+static bool again_after_exec(const struct proc *p, const struct emu_call_result *res,
+			     uint64_t start, uint64_t end)
+{
+	const struct emu_registration *reg;
+
+	if (res->verdict.rule != EMU_R_OVERLAP)
+		return false;
+	reg = emu_registry_find_unwind(p->as->registry, start);
+	return reg && reg->origin == EMU_ORIGIN_EXEC && reg->text_start == start &&
+	       reg->text_end == end;
+}
+
+static void count_refusal(struct proc *p, const struct emu_call_result *res)
+{
+	uint64_t start, end;
+	bool text = asked_text(res, &start, &end);
+
+	if (text && again_after_exec(p, res, start, end)) {
+		p->stats.again_after_exec++;
 		return;
 	}
-	addr_space_note_refusal(p->as, start, end, emu_rule_name(res->verdict.rule));
+	p->stats.rejected++;
+	p->stats.rejected_by_rule[res->verdict.rule]++;
+	/* for a report that finds no unwind data there */
+	if (text)
+		addr_space_note_refusal(p->as, start, end, emu_rule_name(res->verdict.rule));
 }
 
 static void count(struct proc *p, const struct emu_call_result *res, int err)
 {
 	if (err) {
-		p->stats.rejected++;
-		p->stats.rejected_by_rule[res->verdict.rule]++;
-		note_refusal(p, res);
+		count_refusal(p, res);
 	} else if (res->unregister) {
 		p->stats.unregistered++;
 	} else {
@@ -181,6 +207,8 @@ static void count(struct proc *p, const struct emu_call_result *res, int err)
 
 void calls_count_kernel_refusals(struct proc *p, const struct emu_verdict *v)
 {
+	if (v->kernel_refusals)
+		p->stats.kernel_refused++;
 	for (unsigned int bit = 0; v->kernel_refusals >> bit && bit < EMU_KR_COUNT; bit++)
 		if (v->kernel_refusals & (1u << bit))
 			p->stats.kernel_refusals[bit]++;

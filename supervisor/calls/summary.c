@@ -8,6 +8,27 @@
 #include "summary.h"
 #include "trace_line.h"
 
+/* One line: how many registrations, and each rule with how many it refuses. */
+static void print_kernel_refusals(FILE *f, const struct proc *p)
+{
+	const struct proc_stats *st = &p->stats;
+	const char *sep = "";
+
+	if (!st->kernel_refused)
+		return;
+	fprintf(f, "    pid %d: %lu accepted that the Linux SFrame patches would refuse "
+		   "(they require ", (int)p->tgid, st->kernel_refused);
+	for (int b = 0; b < EMU_KR_COUNT; b++) {
+		if (!st->kernel_refusals[b])
+			continue;
+		fprintf(f, "%s%s", sep, emu_kernel_rule_text(1u << b));
+		if (st->kernel_refusals[b] != st->kernel_refused)
+			fprintf(f, ": %lu of them", st->kernel_refusals[b]);
+		sep = "; ";
+	}
+	fprintf(f, ")\n");
+}
+
 static void print_details(FILE *f, const struct proc *p)
 {
 	const struct proc_stats *st = &p->stats;
@@ -23,11 +44,7 @@ static void print_details(FILE *f, const struct proc *p)
 			fprintf(f, "    pid %d: %lu rejected with %s (%s)\n", (int)p->tgid,
 				st->rejected_by_rule[r], errno_name(emu_rule_errno(r)),
 				emu_rule_name(r));
-	for (int b = 0; b < EMU_KR_COUNT; b++)
-		if (st->kernel_refusals[b])
-			fprintf(f, "    pid %d: %lu accepted that the Linux SFrame patches would "
-					"refuse (they require %s)\n", (int)p->tgid,
-				st->kernel_refusals[b], emu_kernel_rule_text(1u << b));
+	print_kernel_refusals(f, p);
 	if (st->interrupted)
 		fprintf(f, "    pid %d: %lu answers not delivered (caller gone or interrupted; "
 				"not applied)\n", (int)p->tgid, st->interrupted);
@@ -70,12 +87,7 @@ static void print_folded(FILE *f, const struct tracees *t)
 /* Did any process have a registration accepted that the kernel patches refuse? */
 static bool any_kernel_refusal(const struct tracees *t)
 {
-	struct proc_stats total = summary_totals(t);
-
-	for (int b = 0; b < EMU_KR_COUNT; b++)
-		if (total.kernel_refusals[b])
-			return true;
-	return false;
+	return summary_totals(t).kernel_refused != 0;
 }
 
 /* The process list is newest first; the summary shows them in the order they started. */

@@ -183,6 +183,7 @@ static json_t *counts_json(const struct sample_stats *st)
 	json_object_set_new(o, "dropped_busy", json_integer((json_int_t)st->dropped_busy));
 	json_object_set_new(o, "missed_ticks", json_integer((json_int_t)st->missed_ticks));
 	json_object_set_new(o, "shed", json_integer((json_int_t)st->shed));
+	json_object_set_new(o, "in_loader_module", json_integer((json_int_t)st->in_loader_module));
 	json_object_set_new(o, "blocked_threads", json_integer((json_int_t)st->blocked_threads));
 	json_object_set_new(o, "stops_pending", json_integer((json_int_t)st->stops_pending));
 	json_object_set_new(o, "jit_unchecked",
@@ -245,10 +246,11 @@ static json_t *places_json(const struct sample_stats *st)
 
 static json_t *registrations_json(const struct report_registrations *t)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I}", "accepted", (json_int_t)t->accepted,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "accepted", (json_int_t)t->accepted,
 			 "rejected", (json_int_t)t->rejected, "unregistered",
 			 (json_int_t)t->unregistered, "at_exec", (json_int_t)t->at_exec,
-			 "stale", (json_int_t)t->stale);
+			 "stale", (json_int_t)t->stale,
+			 "again_after_exec", (json_int_t)t->again_after_exec);
 }
 
 static json_t *run_json(const struct report *r)

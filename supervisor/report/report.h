@@ -22,6 +22,7 @@ struct report_registrations {
 	unsigned long unregistered;
 	unsigned long at_exec;
 	unsigned long stale;
+	unsigned long again_after_exec;
 };
 
 /**

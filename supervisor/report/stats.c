@@ -272,6 +272,26 @@ static struct stats_place *add_place(struct sample_stats *st, const struct sampl
 	return p;
 }
 
+static bool in_loader_module(const struct stats_namer *names, uint64_t ip, bool caller)
+{
+	const char *o = names->object(names->ctx, ip, caller);
+
+	return o && !strcmp(o, STATS_LOADER_MODULE);
+}
+
+/* Has either walk of @w a frame in the loader module (codectl-run's own code)? */
+static bool sample_in_loader_module(const struct sample_walks *w, const struct stats_namer *names)
+{
+	for (unsigned int i = 0; i < w->in.n; i++)
+		if (in_loader_module(names, w->in.ours[i].ip,
+				     i > 0 && !(w->in.ours[i].flags & EMU_FRAME_EXACT)))
+			return true;
+	for (unsigned int i = 0; i < w->in.n_ref; i++)
+		if (in_loader_module(names, w->in.ref[i], i > 0))
+			return true;
+	return false;
+}
+
 static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 		       const struct stats_namer *names)
 {
@@ -282,11 +302,13 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 	stack[0] = '\0';
 	for (unsigned int i = w->in.n; i-- > 0 && len < sizeof(stack) - 1;) {
 		const struct emu_frame *f = &w->in.ours[i];
-		const char *t = names->symbol(names->ctx, f->ip, i > 0 && !(f->flags & EMU_FRAME_EXACT));
+		bool caller = i > 0 && !(f->flags & EMU_FRAME_EXACT);
+		const char *t = names->symbol(names->ctx, f->ip, caller);
 
 		function_of(t ? t : "?", fn, sizeof(fn));
-		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s",
-					len ? ";" : "", fn);
+		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s%s",
+					len ? ";" : "", fn, in_loader_module(names, f->ip, caller) ?
+					STATS_LOADER_MODULE_MARK : "");
 	}
 	f = entry(&st->folded, stack, sizeof(*f));
 	if (f)
@@ -385,6 +407,7 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 {
 	bool disagrees = classify_disagrees(&w->v);
 	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
+	bool tool = sample_in_loader_module(w, names);
 	struct stats_place *place = NULL;
 	struct stats_thread *thread;
 	json_t *j = NULL;
@@ -396,9 +419,13 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 		thread->walked++;
 	if (folded)
 		add_folded(st, w, names);
+	st->in_loader_module += tool;
 	if (disagrees) {
 		st->disagreements_total++;
-		place = add_place(st, w, names);
+		/* codectl-run's own code is not one of the program's places */
+		if (!tool)
+			place = add_place(st, w, names);
+		keep = keep && !tool;
 	}
 	/* every frame symbolized: only for a sample that is kept */
 	if (keep || st->stacks || (place && !place->example))

@@ -16,6 +16,14 @@
 #include "emu/unwind.h"
 #include "classify.h"
 
+/*
+ * The loader module's file: codectl-run's own code in the program. Samples
+ * in it are counted apart, never among the program's places, and its frames
+ * are marked in the folded stacks.
+ */
+#define STATS_LOADER_MODULE "libcodectl-audit.so"
+#define STATS_LOADER_MODULE_MARK "_[codectl-run]"
+
 /* Disagreements kept in full for --json; the rest are only counted. */
 #define STATS_MAX_DISAGREEMENTS 1000
 
@@ -96,6 +104,7 @@ struct sample_stats {
 	char blocked_names[STATS_BLOCKED_NAMED][40];
 	unsigned long shed;		/* wall-clock samples not taken: over the stop budget */
 	unsigned long programs_own;
+	unsigned long in_loader_module;	/* samples with a frame in STATS_LOADER_MODULE */
 	unsigned long waited;
 	uint64_t waited_max_ns;
 	unsigned long with_step;

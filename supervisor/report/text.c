@@ -382,6 +382,10 @@ void report_print(const struct report *r)
 	print_counts(r, st);
 	print_coverage(r, st);
 	print_places(r, st);
+	if (st->in_loader_module)
+		fprintf(r->log->f, "  %lu samples in codectl-run's own loader module (%s, "
+				"registering objects as ld.so would): not among the places above\n",
+			st->in_loader_module, STATS_LOADER_MODULE);
 	if (st->check_failures)
 		fprintf(r->log->f, "  %lu samples show our walk wrong (an implausible frame, or RA 0 "
 				"through a row not marked outermost, in the covered part) or "

@@ -63,6 +63,7 @@ struct proc_stats {
 	unsigned long accepted;
 	unsigned long rejected;
 	unsigned long rejected_by_rule[EMU_R_COUNT];
+	unsigned long again_after_exec;	/* EEXIST for exactly the text exec had registered */
 	unsigned long unregistered;
 	unsigned long interrupted;	/* answer not delivered: the caller was gone */
 	unsigned long restarted;	/* calls a signal interrupted before the answer: restarts */
@@ -73,6 +74,7 @@ struct proc_stats {
 	unsigned long unwind_removed;	/* a kernel profile's lookup found the data broken */
 	unsigned long left_at_exit;
 	unsigned long killed;		/* ended by a signal */
+	unsigned long kernel_refused;	/* accepted registrations with any EMU_KR_* bit */
 	unsigned long kernel_refusals[32];	/* per EMU_KR_* bit, accepted anyway */
 };
 
