@@ -14,6 +14,7 @@
 #include <dwarf.h>
 
 #include "elf_file.h"
+#include "relocatable.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME 0x6474e554
@@ -188,6 +189,10 @@ static void read_section(struct verify_elf *e, Elf_Scn *scn, size_t shstrndx, bo
 	} else if (sh.sh_type == SHT_NOTE && !e->build_id_len) {
 		read_build_id(e, scn);
 	}
+	/* a relocatable object has no segments: its allocated sections are its memory */
+	if (e->relocatable && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
+	    sh.sh_offset <= e->size && sh.sh_size && sh.sh_size <= e->size - sh.sh_offset)
+		emu_mem_image_add(&e->img, sh.sh_addr, e->map + sh.sh_offset, sh.sh_size);
 	if (name && !strcmp(name, ".sframe") && !e->sframe_addr && (sh.sh_flags & SHF_ALLOC)) {
 		e->sframe_addr = sh.sh_addr;
 		e->sframe_len = sh.sh_size;
@@ -220,10 +225,9 @@ static int check_header(struct verify_elf *e, char *err, size_t errlen)
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_machine != EM_X86_64)
 		return fail(err, errlen, -ENOEXEC, "not a 64-bit x86-64 ELF file");
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-		return fail(err, errlen, -ENOEXEC, "not an executable or shared object (%s)",
-			    eh.e_type == ET_REL ? "a relocatable object: link it first" :
-			    "ELF type not supported");
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN && eh.e_type != ET_REL)
+		return fail(err, errlen, -ENOEXEC, "not an executable, shared or relocatable "
+			    "object (ELF type %u)", eh.e_type);
 	return 0;
 }
 
@@ -232,6 +236,13 @@ static int index_file(struct verify_elf *e, char *err, size_t errlen)
 	int r;
 
 	elf_version(EV_CURRENT);
+	if (verify_is_relocatable(e->map, e->size)) {
+		r = verify_layout_relocatable(e->map, e->size);
+		if (r)
+			return fail(err, errlen, r, "a relocatable object whose sections cannot "
+				    "be laid out");
+		e->relocatable = true;
+	}
 	e->elf = elf_memory((char *)e->map, e->size);
 	if (!e->elf)
 		return fail(err, errlen, -ENOEXEC, "libelf: %s", elf_errmsg(-1));
@@ -362,6 +373,11 @@ int verify_elf_sframe(struct verify_elf *e, struct emu_sframe_section **out, cha
 	if (emu_read(&e->mem, e->sframe_addr, copy, e->sframe_len)) {
 		free(copy);
 		return fail(err, errlen, -EFAULT, ".sframe not in the file's segments");
+	}
+	/* a .o's FDEs are in source order: the linker would sort them */
+	if (e->relocatable && verify_sframe_sort_fdes(copy, e->sframe_len, e->sframe_addr)) {
+		free(copy);
+		return fail(err, errlen, -EINVAL, ".sframe refused: no FDE table to sort");
 	}
 	p.text_start = e->text.vma[0].start;
 	p.text_end = e->text.vma[0].end;

@@ -29,6 +29,8 @@
  * @sframe_addr, @sframe_len: PT_GNU_SFRAME (else the .sframe section), link-time
  * @bias: added to link-time addresses (verify_elf_rebase())
  * @build_id, @build_id_len: NT_GNU_BUILD_ID's bytes
+ * @relocatable: a relocatable object (.o), laid out as a linker would
+ *	(verify_elf_open()): each allocated section at an address of its own
  */
 struct verify_elf {
 	uint8_t *map;
@@ -44,13 +46,15 @@ struct verify_elf {
 	uint64_t bias;
 	uint8_t build_id[VERIFY_BUILD_ID_MAX];
 	size_t build_id_len;
+	bool relocatable;
 };
 
 /**
  * verify_elf_open() - open and index the ELF file at @path
  * @err, @errlen: why not, on failure
  * Return: 0, -ENOENT/-EACCES/... (the file), -ENOEXEC (not a 64-bit
- * little-endian x86-64 executable or shared object), -ENOMEM.
+ * little-endian x86-64 executable, shared object or relocatable object),
+ * -ENOMEM.
  */
 int verify_elf_open(const char *path, struct verify_elf *e, char *err, size_t errlen);
 
