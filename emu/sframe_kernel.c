@@ -289,10 +289,11 @@ static int flex_words(const struct emu_ksframe *k, const struct emu_accessor *me
 	err = next_word(mem, r, &cur, false, &ctl, v);
 	if (!err)
 		err = next_word(mem, r, &cur, true, &loc[0].off, v);
+	if (err)
+		return err;
 	loc[0].ctl = (uint32_t)ctl;
 	n -= 2;
-	if (!err)
-		err = flex_loc(mem, r, &cur, &n, k->ra_off, &loc[1], v);
+	err = flex_loc(mem, r, &cur, &n, k->ra_off, &loc[1], v);
 	if (!err)
 		err = flex_loc(mem, r, &cur, &n, k->fp_off, &loc[2], v);
 	if (err)
