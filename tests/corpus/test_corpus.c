@@ -613,6 +613,12 @@ static void check_side(struct vrun *v, const struct sample *s)
 /* Frames the truth may lack above an entry: callees not instrumented, a prologue. */
 #define TRUTH_UNTRACKED 3
 
+/* The truth runtime's hooks and helpers (include/codectl_truth.h), inlined or not. */
+static const char *const truth_runtime[] = {
+	"__cyg_profile_func_enter", "__cyg_profile_func_exit", "codectl_truth_chain",
+	"codectl_truth_slot", "codectl_truth_take", "codectl_truth_drop", NULL,
+};
+
 /*
  * Our covered return addresses, frame by frame, against the program's own
  * chain (innermost first): the return addresses of frames 1 .. covered - 1
@@ -621,7 +627,10 @@ static void check_side(struct vrun *v, const struct sample *s)
  * a function in its prologue or epilogue), which only come above the
  * innermost entry and above the frame a signal interrupted (its IP is exact,
  * not a return address: not compared). Frames read past the stack copy are
- * of a later moment than the truth taken at the stop: not compared.
+ * of a later moment than the truth taken at the stop: not compared. Nor is a
+ * sample taken in the truth runtime: the chain is being changed there (GCC 16
+ * keeps codectl_truth_drop() a function of its own, stale entries of
+ * functions that never returned still in the chain while it runs).
  */
 static void check_truth(struct vrun *v, const struct sample *s)
 {
@@ -629,7 +638,10 @@ static void check_truth(struct vrun *v, const struct sample *s)
 	json_t *ras = json_object_get(t, "return_addresses");
 	size_t nt = json_array_size(ras), j = 0, untracked = TRUTH_UNTRACKED;
 	const char *ip, *want;
+	char fn[FN_LEN];
 
+	if (in_list(truth_runtime, fn_at(s, 0, fn)))
+		return;
 	for (size_t i = 1; i < s->covered && j < nt; i++) {
 		if (json_is_true(json_object_get(json_array_get(s->frames, i), "past_copy")))
 			break;	/* read after the thread ran on: not the sample's */
@@ -838,16 +850,14 @@ static bool is_crt(const struct vrun *v, const struct sample *s)
 {
 	static const char *const crt[] = {
 		"_start", "_init", "_fini", "frame_dummy", "register_tm_clones",
-		"deregister_tm_clones", "__do_global_dtors_aux",
-		/* the truth runtime's hooks (O2-truth) */
-		"__cyg_profile_func_enter", "__cyg_profile_func_exit", "codectl_truth_chain",
-		"codectl_truth_slot", "codectl_truth_take", NULL,
+		"deregister_tm_clones", "__do_global_dtors_aux", NULL,
 	};
 	const char *sym = col(s->frames, 0, "symbol");
 	char fn[FN_LEN];
 	size_t n = strlen(v->name);
 
-	return in_list(crt, fn_at(s, 0, fn)) ||
+	/* and the truth runtime's hooks (O2-truth) */
+	return in_list(crt, fn_at(s, 0, fn)) || in_list(truth_runtime, fn) ||
 	       (sym[0] == '[' && !strncmp(sym + 1, v->name, n) && sym[n + 1] == '+');
 }
 
