@@ -18,6 +18,17 @@ HUNG_AFTER=${HUNG_AFTER:-20}
 
 cmdline() { { tr '\0' ' ' <"/proc/$1/cmdline"; } 2>/dev/null; }
 
+# children PID: its child processes, from /proc (a fresh machine has no pgrep)
+children() {
+	local stat p fields
+
+	for p in /proc/[0-9]*; do
+		{ read -r stat <"$p/stat"; } 2>/dev/null || continue
+		read -ra fields <<<"${stat##*) }"	# after the command name: state, ppid, ...
+		[ "${fields[1]:-}" = "$1" ] && echo "${p#/proc/}"
+	done
+}
+
 # run_watched SUITE [ARGS...]: its exit status, or 124 when a child hung.
 run_watched() {
 	local pid child self seen
@@ -29,7 +40,7 @@ run_watched() {
 		sleep 1
 		self=$(cmdline "$pid")
 		seen=()
-		for child in $(pgrep -P "$pid"); do
+		for child in $(children "$pid"); do
 			[ "$(cmdline "$child")" = "$self" ] || continue
 			seen+=("$child")
 			first[$child]=${first[$child]:-$SECONDS}
