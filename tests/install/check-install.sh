@@ -17,7 +17,7 @@
 # One line per check, a total; exit 1 on any failure.
 set -u
 build_run=$1
-make=${MAKE:-make}
+make="${MAKE:-make} --no-print-directory"
 work=$(mktemp -d "${TMPDIR:-/tmp}/install.XXXXXX") || exit 1
 pass=0 fail=0
 
