@@ -1,7 +1,7 @@
 # codectl-emu — build, test, benchmark and install. GNU make.
 #
 #   make            codectl-run, sframe-verify, the loader module, libemu, tests and benchmarks into build/
-#   make check      every test, then again under ASan+UBSan, then the fuzz smoke run
+#   make check      every test, the code suites again under ASan+UBSan, the fuzz smoke run
 #   make demo       build, then run the sampling demo under codectl-run
 #   make help       every target
 #
@@ -459,8 +459,11 @@ SAN_WATCH := $(if $(SANFLAGS),tests/lib/criterion-watchdog.sh)
 
 .PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
 	test-verdict test-verify test-headers test-man test-install
-test: test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit test-verdict \
-	test-verify test-headers test-man test-install
+# The suites of compiled code (make check runs them again under ASan+UBSan), then
+# those of the files the build writes (headers, man pages, the installed tree).
+TEST_CODE := test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
+	test-verdict test-verify
+test: $(TEST_CODE) test-headers test-man test-install
 
 test-unit: $(UNIT_BIN)
 	$(call run_test,$(SAN_WATCH) $(UNIT_BIN) $(SAN_JOBS))
@@ -523,10 +526,16 @@ define newline
 
 endef
 
+# make check builds with a job per CPU, and runs the suites one at a time: their
+# sampling tests count samples of CPU time, which other suites would take.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 .PHONY: check
 check: $(CONFIG)
-	$(MAKE) all check-arch test bench-smoke
-	$(MAKE) SAN=asan all test
+	$(MAKE) -j$(CHECK_JOBS) all
+	$(MAKE) check-arch test bench-smoke
+	$(MAKE) -j$(CHECK_JOBS) SAN=asan all
+	$(MAKE) SAN=asan $(TEST_CODE)
+	$(MAKE) -j$(CHECK_JOBS) $(FUZZ_BINS) $(B)/fuzz/seeds/.done
 	$(MAKE) fuzz-smoke
 
 # ---------------------------------------------------------------- fuzzing
@@ -563,17 +572,22 @@ $(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_S
 			>$(@D)/fuzz_verify/$$(basename $$(dirname $$f))-$$(basename $$f).elf; done
 	@touch $@
 
-# make fuzz FUZZ_SECONDS=N: each target for N s (default 600), its corpus kept
-# in $(B)/fuzz/corpus-NAME across campaigns; make fuzz-smoke: 25 s each.
+# make fuzz FUZZ_SECONDS=N: every target for N s (default 600), side by side, its
+# corpus kept in $(B)/fuzz/corpus-NAME across campaigns; make fuzz-smoke: 25 s.
+# Each target's output is in $(B)/fuzz/NAME.log; its last lines are shown.
 .PHONY: fuzz fuzz-smoke
 define fuzz_run
 	@for f in $(FUZZ_NAMES); do \
 		echo "  FUZZ    $$f ($(1) s)"; \
-		mkdir -p $(B)/fuzz/corpus-$$f && \
-		$(B)/fuzz/$$f -max_total_time=$(1) -print_final_stats=1 \
+		mkdir -p $(B)/fuzz/corpus-$$f || exit 1; \
+		{ $(B)/fuzz/$$f -max_total_time=$(1) -print_final_stats=1 \
 			-artifact_prefix=$(B)/fuzz/crash-$$f- \
-			$(B)/fuzz/corpus-$$f $(B)/fuzz/seeds/$$f 2>&1 | tail -n 12; \
-		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+			$(B)/fuzz/corpus-$$f $(B)/fuzz/seeds/$$f >$(B)/fuzz/$$f.log 2>&1; \
+		  echo $$? >$(B)/fuzz/$$f.status; } & \
+	done; wait; \
+	for f in $(FUZZ_NAMES); do \
+		echo "  FUZZ    $$f: the end of $(B)/fuzz/$$f.log"; tail -n 12 $(B)/fuzz/$$f.log; \
+		test "$$(cat $(B)/fuzz/$$f.status)" = 0 || { echo "make: $$f failed" >&2; exit 1; }; \
 	done
 endef
 fuzz: $(FUZZ_BINS) $(B)/fuzz/seeds/.done
@@ -730,7 +744,7 @@ help:
 	@echo '  demo         the sampling demo under codectl-run'
 	@echo '  demo-jit     the example JIT under codectl-run, its stacks checked'
 	@echo '  abi-demo     a program calling codectl(2), under codectl-run --trace'
-	@echo '  check        check-arch, test, then again under ASan+UBSan, then fuzz-smoke'
+	@echo '  check        check-arch, test, then the code suites under ASan+UBSan, then fuzz-smoke'
 	@echo '  check-arch   the layering of tests/arch/layers, no call cycle in supervisor/,'
 	@echo '               no path outside the repository, docs/codectl-abi.md citations'
 	@echo '  test         every suite below'
@@ -747,10 +761,10 @@ help:
 	@echo '               rows made wrong, known toolchain bugs, codectl-run --verify)'
 	@echo '  test-headers each public header alone: C99, C11, GNU11 and C++17, warnings as errors'
 	@echo '  test-man     each man page: whatis can index it, man shows it at 80 columns'
-	@echo '  test-install make install into a DESTDIR with every directory variable, file by file'
 	@echo '               without a warning, no identifier loses its underscores'
-	@echo '  fuzz         run each fuzz target for FUZZ_SECONDS (600), corpus kept'
-	@echo '  fuzz-smoke   run each for 25 s'
+	@echo '  test-install make install into a DESTDIR with every directory variable, file by file'
+	@echo '  fuzz         run the fuzz targets side by side for FUZZ_SECONDS (600), corpora kept'
+	@echo '  fuzz-smoke   run them side by side for 25 s'
 	@echo '  bench        run the benchmarks'
 	@echo '  bench-smoke  every benchmark once in its quick mode (part of make check)'
 	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, sframe-verify, the loader module, headers,'

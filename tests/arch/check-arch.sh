@@ -50,36 +50,52 @@ if [ -n "${left// /}" ]; then
 	fail=1
 fi
 
-# the part a file belongs to: its directory, if listed (include/ with its subdirectories)
+# the part a file belongs to, in $part: its directory, if listed (include/
+# with its subdirectories), else empty (the functions set variables: no
+# subshell per include line)
 part_of() {
-	local d=${1%/*}
-	[ "$d" = "$1" ] && d=.
-	[[ $d == include/* ]] && d=include
-	[ -n "${allowed[$d]+x}" ] && echo "$d"
+	part=${1%/*}
+	[ "$part" = "$1" ] && part=.
+	[[ $part == include/* ]] && part=include
+	[ -n "${allowed[$part]+x}" ] || part=
 }
 
 # 2. includes
-resolve() {	# $1: including file, $2: quoted (q) or angle (a), $3: the name
-	local dir=${1%/*}
-	if [ "$2" = q ] && [ -f "$dir/$3" ]; then
-		realpath -m --relative-to=. "$dir/$3"
+normalize() {	# $1: a relative path; $target: it without "." and ".." parts
+	local p out=() IFS=/
+	for p in $1; do
+		case $p in
+		''|.) ;;
+		..) [ ${#out[@]} -gt 0 ] && unset 'out[-1]' ;;
+		*) out+=("$p") ;;
+		esac
+	done
+	target="${out[*]}"
+}
+resolve() {	# $1: including file, $2: quoted (q) or angle (a), $3: the name; sets $target
+	target=
+	if [ "$2" = q ] && [ -f "${1%/*}/$3" ]; then
+		normalize "${1%/*}/$3"
 	elif [ -f "include/$3" ]; then
-		echo "include/$3"
+		target="include/$3"
 	elif [ "$2" = q ] && [ -f "$3" ]; then
-		echo "$3"
+		target=$3
 	fi
 }
+include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]+)[">]'
 for f in $(git ls-files 'include/*.h' 'emu/*.[ch]' 'supervisor/*.[ch]' 2>/dev/null ||
 		find include emu supervisor -name '*.[ch]'); do
-	from=$(part_of "$f")
+	part_of "$f"
+	from=$part
 	[ -n "$from" ] || continue
 	while IFS= read -r line; do
 		kind=q
 		[[ $line == *\<* ]] && kind=a
-		name=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]+)[">].*/\1/' <<<"$line")
-		target=$(resolve "$f" $kind "$name")
+		[[ $line =~ $include_re ]] || continue
+		resolve "$f" $kind "${BASH_REMATCH[1]}"
 		[ -n "$target" ] || continue	# a system header
-		to=$(part_of "$target")
+		part_of "$target"
+		to=$part
 		if [ -z "$to" ]; then
 			echo "check-arch: $f includes $target, which belongs to no part"
 			fail=1
