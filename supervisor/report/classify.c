@@ -90,6 +90,32 @@ static uint8_t row_finding(const struct sample_walks_in *in, const struct sample
 }
 
 /*
+ * Past the covered prefix, at the first difference @d, libunwind has a frame
+ * by unwind data (not a guess, not implausible, not past a JIT frame, where
+ * it has none), and our frame-pointer fallback another: one not known wrong,
+ * or one libunwind reaches later. Either way the fallback left out frames.
+ * (An implausible frame libunwind never reaches, such as what %rbp gives
+ * past __libc_start_call_main, is a wrong frame named, not frames left out;
+ * frames either walk read past the stack copy are not judged.)
+ */
+static bool fallback_skipped(const struct sample_walks_in *in, unsigned int d)
+{
+	unsigned int k;
+
+	if (d >= in->n || d >= in->n_ref || bad(in->ref_plaus, d) ||
+	    (in->past_copy && in->past_copy <= d) || (in->ref_past_copy && in->ref_past_copy <= d) ||
+	    (in->ref_flags && (in->ref_flags[d] & ORACLE_FRAME_GUESS)) ||
+	    (in->jit_frame < in->n && d > in->jit_frame))
+		return false;
+	if (!bad(in->plaus, d))
+		return true;
+	for (k = d + 1; k < in->n_ref; k++)
+		if (in->ref[k] == in->ours[d].ip)
+			return true;
+	return false;
+}
+
+/*
  * The covered prefix agreed with (or past the last frame libunwind can
  * check): what happened after it, at the first difference @d.
  */
@@ -100,6 +126,8 @@ static void after_covered(const struct sample_walks_in *in, struct sample_verdic
 	unsigned int ref_bad = first_bad(in->ref_plaus, d, in->n_ref);
 	uint8_t finding = row_finding(in, v, d);
 
+	/* only an astray walk can have it (d < both walks' lengths, libunwind's frame not bad) */
+	v->fallback_skipped = ours_bad >= d && fallback_skipped(in, d);
 	if (finding) {
 		v->has_step = true;	/* the row's step ended the walk */
 		return wrong(v, SC_OURS_WRONG, in->n, finding);
@@ -237,6 +265,8 @@ static enum sample_outcome outcome_of_class(const struct sample_verdict *v)
 	case SC_DIVERGED:
 		return v->side == SIDE_US ? OUTCOME_VERIFIED : v->side == SIDE_LIBUNWIND ?
 		       OUTCOME_OURS_WRONG : OUTCOME_UNVERIFIABLE;
+	case SC_ASTRAY:
+		return v->fallback_skipped ? OUTCOME_UNVERIFIABLE : OUTCOME_VERIFIED;
 	default:
 		return OUTCOME_VERIFIED;
 	}

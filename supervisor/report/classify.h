@@ -85,7 +85,8 @@ enum sample_outcome {
 	OUTCOME_VERIFIED,	/* right: plausible and agreed with, or libunwind the wrong one */
 	OUTCOME_OURS_WRONG,
 	OUTCOME_BOTH_WRONG,
-	OUTCOME_UNVERIFIABLE,	/* not cross-checked, or no witness could decide */
+	OUTCOME_UNVERIFIABLE,	/* not cross-checked, no witness could decide, or the
+				 * frame-pointer fallback left out frames (@fallback_skipped) */
 	OUTCOME_PAST_COPY,	/* frames of the covered prefix were read past the stack copy,
 				 * after the thread ran on: not judged */
 	OUTCOME_COUNT
@@ -157,6 +158,12 @@ struct sample_walks_in {
  * @past_copy: @in's (0: none)
  * @plausible_there: SC_BLIND: our frame at the first difference is
  *	plausible, which decides for us
+ * @fallback_skipped: SC_ASTRAY: past the covered prefix, where libunwind
+ *	has a frame by unwind data (not a guess), the frame-pointer fallback
+ *	found another, not known wrong or one libunwind reaches later: it left
+ *	out frames it cannot account for (a callee without unwind data whose
+ *	%rbp is not its caller's frame). The covered prefix is right, the
+ *	stack is not: unverifiable, never verified.
  */
 struct sample_verdict {
 	enum sample_class cls;
@@ -170,6 +177,7 @@ struct sample_verdict {
 	enum elfutils_side side;
 	unsigned int past_copy;
 	bool plausible_there;
+	bool fallback_skipped;
 };
 
 /** classify_sample() - the verdict on @in's walks (elfutils' side comes later). */

@@ -148,6 +148,7 @@ static void verdict_counts(json_t *o, const struct sample_stats *st)
 	json_object_set_new(o, "verified", json_integer((json_int_t)st->outcome[OUTCOME_VERIFIED]));
 	json_object_set_new(o, "unverifiable",
 			    json_integer((json_int_t)st->outcome[OUTCOME_UNVERIFIABLE]));
+	json_object_set_new(o, "fallback_skipped", json_integer((json_int_t)st->fallback_skipped));
 	json_object_set_new(o, "past_copy",
 			    json_integer((json_int_t)st->outcome[OUTCOME_PAST_COPY]));
 	json_object_set_new(o, "wrong", json_pack("{s:I,s:I,s:I}",

@@ -194,6 +194,8 @@ static json_t *sample_json(const struct sample_walks *w, const struct stats_name
 	json_object_set_new(o, "outcome", json_string(classify_outcome_name(classify_outcome(&w->v))));
 	if (w->in.past_copy)
 		json_object_set_new(o, "past_copy_from", json_integer(w->in.past_copy));
+	if (w->v.fallback_skipped)
+		json_object_set_new(o, "fallback_skipped", json_true());
 	if (w->v.why) {
 		json_object_set_new(o, "wrong_frame", json_integer(w->v.wrong_frame));
 		json_object_set_new(o, "why", json_string(classify_why_name(w->v.why)));
@@ -383,6 +385,8 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 	st->agreeing += w->v.agrees;
 	st->outcome[classify_outcome(&w->v)]++;
 	st->libunwind_wrong += classify_libunwind_wrong(&w->v);
+	st->fallback_skipped += w->v.fallback_skipped &&
+				classify_outcome(&w->v) == OUTCOME_UNVERIFIABLE;
 	st->findings[w->v.why < WHY_COUNT ? w->v.why : 0]++;
 	st->findings_in[finding_walk(w->v.cls)][w->v.why < WHY_COUNT ? w->v.why : 0]++;
 	st->side[w->v.side]++;

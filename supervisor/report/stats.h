@@ -112,6 +112,7 @@ struct sample_stats {
 	unsigned long agreeing;
 	unsigned long outcome[OUTCOME_COUNT];
 	unsigned long libunwind_wrong;	/* samples that show libunwind's walk wrong */
+	unsigned long fallback_skipped;	/* unverifiable: the fallback left out frames */
 	unsigned long findings[WHY_COUNT];	/* wrong frames by why */
 	unsigned long findings_in[FINDING_WALKS][WHY_COUNT];	/* ... by whose walk */
 	unsigned long side[SIDE_COUNT];

@@ -153,6 +153,9 @@ static void print_verdicts(const struct report *r, const struct sample_stats *st
 			"libunwind's %lu, both %lu; unverifiable %lu",
 		st->outcome[OUTCOME_VERIFIED], st->outcome[OUTCOME_OURS_WRONG], st->libunwind_wrong,
 		st->outcome[OUTCOME_BOTH_WRONG], st->outcome[OUTCOME_UNVERIFIABLE]);
+	if (st->fallback_skipped)
+		fprintf(r->log->f, " (%lu: the frame-pointer fallback left out frames that "
+				"libunwind found by unwind data)", st->fallback_skipped);
 	if (st->outcome[OUTCOME_PAST_COPY])
 		fprintf(r->log->f, "; outside the stack copy %lu (not judged)",
 			st->outcome[OUTCOME_PAST_COPY]);

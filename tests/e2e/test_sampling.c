@@ -637,7 +637,9 @@ Test(sampling, check_fails_on_wrong_sframe_with_exit_status_3)
 			     j, "samples"), "wrong_frames"), "ra-below-sp")), 0);
 	cr_assert_eq(count(j, "ours_wrong") + count(j, "both_wrong") + count(j, "diverged"),
 		     count(j, "with_sframe_step"));
-	cr_assert_eq(count(j, "verified"), count(j, "total") - count(j, "with_sframe_step"));
+	/* the rest, in libc without unwind data, where a fallback may leave out a frame */
+	cr_assert_eq(count(j, "verified") + count(j, "fallback_skipped"),
+		     count(j, "total") - count(j, "with_sframe_step"));
 	cr_assert_eq(json_integer_value(json_object_get(j, "check_failures")),
 		     count(j, "with_sframe_step") - count(j, "agreeing"));
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "elfutils"),

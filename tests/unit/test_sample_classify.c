@@ -126,7 +126,70 @@ Test(sample_classify, a_fallback_frame_other_than_libunwinds_is_astray)
 	cr_assert_eq(v.first_difference, 3);
 	cr_assert_eq(v.why, 0);
 	cr_assert(v.agrees);
+	cr_assert(v.fallback_skipped);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_UNVERIFIABLE);
 	cr_assert_not(classify_check_failed(&v));
+}
+
+/*
+ * A JIT's C callback without unwind data (docs/jit-integration.md): frame 0
+ * in c_work, whose %rbp is main's frame; the fallback lands in main, past
+ * the two JIT frames libunwind reaches by c_work's CFI. Right in its covered
+ * part (frame 0), wrong as a stack: unverifiable, never verified, never a
+ * --check failure. Where libunwind only guessed its frame, or its frame is
+ * not code, nothing says the fallback left anything out.
+ */
+Test(sample_classify, a_fallback_leaving_out_frames_libunwind_has_is_unverifiable)
+{
+	static const struct emu_frame c_work[] = {
+		F(0x401100, REGS), F(0x401200, FP), F(0x7f0000001000, FP),
+	};
+	const uint64_t ref[] = { 0x401100, 0x7f1000000040, 0x7f1000000100, 0x401200 };
+	const uint8_t ref_flags[] = { 0, 0, ORACLE_FRAME_GUESS, ORACLE_FRAME_GUESS };
+	struct sample_walks_in in = walks(c_work, 3, (const uint8_t[]){ Y, Y, Y }, NO_JIT, ref, 4,
+					  (const uint8_t[]){ Y, U, U, Y });
+	struct sample_verdict v;
+
+	in.ref_flags = ref_flags;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_ASTRAY);
+	cr_assert_eq(v.covered, 1);
+	cr_assert_eq(v.first_difference, 1);
+	cr_assert(v.fallback_skipped);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_UNVERIFIABLE);
+	cr_assert_not(classify_check_failed(&v));
+	in.ref_flags = (const uint8_t[]){ 0, ORACLE_FRAME_GUESS, ORACLE_FRAME_GUESS, 0 };
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_ASTRAY);
+	cr_assert_not(v.fallback_skipped);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_VERIFIED);
+	in.ref_flags = ref_flags;
+	/* main did not call c_work: our frame 1 is implausible, and libunwind's frame 3 */
+	in.plaus = (const uint8_t[]){ Y, CTM, U };
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_ASTRAY);
+	cr_assert_eq(v.wrong_frame, 1);
+	cr_assert_eq(v.why, PLAUSIBLE_CALL_TARGET_MISMATCH);
+	cr_assert(v.fallback_skipped);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_UNVERIFIABLE);
+	/* an implausible frame libunwind never reaches: a wrong frame named, nothing left out */
+	in.n_ref = 3;
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_ASTRAY);
+	cr_assert_not(v.fallback_skipped);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_VERIFIED);
+	in.n_ref = 4;
+	/* our frame 1 read past the stack copy: not judged */
+	in.past_copy = 1;
+	v = classify(&in);
+	cr_assert_not(v.fallback_skipped);
+	in.past_copy = 0;
+	in.plaus = (const uint8_t[]){ Y, Y, Y };
+	in.ref_plaus = (const uint8_t[]){ Y, NC, U, Y };
+	v = classify(&in);
+	cr_assert_eq(v.cls, SC_LIBUNWIND_FAILED);
+	cr_assert_not(v.fallback_skipped);
+	cr_assert_eq(classify_outcome(&v), OUTCOME_VERIFIED);
 }
 
 Test(sample_classify, our_walk_ending_where_libunwinds_goes_on_plausibly_ended)

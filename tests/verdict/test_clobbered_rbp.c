@@ -67,7 +67,8 @@ Test(verdict, clobbered_rbp)
 	cr_assert_eq(verdict_count(&v, "astray"), (long long)(clobbered + astray_elsewhere));
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);
-	cr_assert_eq(verdict_count(&v, "verified"), verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "verified") + verdict_system_skips(&v),
+	             verdict_count(&v, "total"));
 	cr_assert_eq(json_integer_value(json_object_get(v.j, "check_failures")), 0);
 	verdict_free(&v);
 }

@@ -121,7 +121,8 @@ Test(verdict, drap_nofde)
 	}
 	cr_assert_gt(in, 20, "%zu samples in leaf_spin", in);
 	cr_assert_geq(verdict_count(&v, fde ? "ended" : "astray"), (long long)in);
-	cr_assert_eq(verdict_count(&v, "verified"), verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "verified") + verdict_system_skips(&v),
+	             verdict_count(&v, "total"));
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "diverged"), 0);

@@ -58,14 +58,15 @@ Test(verdict, fake_fp_chain)
 			faked++;
 			check_fake(s);
 		} else {
-			cr_assert_str_eq(verdict_str(s, "outcome"), "verified", "%s: %s",
-					 verdict_symbol(s, 0), verdict_str(s, "class"));
+			cr_assert(verdict_system_skip(s) || verdict_is(s, "outcome", "verified"),
+				  "%s", json_dumps(s, 0));
 		}
 	}
 	cr_assert_gt(faked, 20, "%zu samples on the fake chain", faked);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), (long long)faked);
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
-	cr_assert_eq(verdict_count(&v, "verified") + (long long)faked, verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "verified") + verdict_system_skips(&v) + (long long)faked,
+		     verdict_count(&v, "total"));
 	cr_assert_eq(json_integer_value(json_object_get(v.j, "check_failures")), (long long)faked);
 	verdict_free(&v);
 }

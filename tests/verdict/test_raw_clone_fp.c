@@ -83,6 +83,8 @@ Test(verdict, raw_clone_fp)
 			past++;
 			continue;
 		}
+		if (verdict_system_skip(s))
+			continue;
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
 		if (!is_thread(s))
 			continue;
@@ -101,7 +103,8 @@ Test(verdict, raw_clone_fp)
 	cr_assert_geq(left, in_spin);
 	cr_assert_leq(left, in_thread);
 	cr_assert_geq(verdict_count(&v, "match"), (long long)in_spin);
-	cr_assert_eq(verdict_count(&v, "verified"), verdict_count(&v, "total") - (long long)past);
+	cr_assert_eq(verdict_count(&v, "verified") + verdict_system_skips(&v),
+	             verdict_count(&v, "total") - (long long)past);
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "diverged"), 0);

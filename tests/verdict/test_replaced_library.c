@@ -79,6 +79,8 @@ Test(verdict, replaced_library)
 	cr_assert_eq(v.r.status, 0, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "replaced_library: B loaded at A's base\n");
 	json_array_foreach(verdict_stacks(&v), i, s) {
+		if (verdict_system_skip(s))
+			continue;
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
 		if (in_lib_a(s, NULL)) {
 			in_a++;
@@ -95,7 +97,8 @@ Test(verdict, replaced_library)
 	cr_assert_eq(verdict_count(&v, "diverged"), 0);
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);
-	cr_assert_eq(verdict_count(&v, "verified"), verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "verified") + verdict_system_skips(&v),
+		     verdict_count(&v, "total"));
 	cr_assert_eq(json_integer_value(json_object_get(v.j, "check_failures")), 0);
 	verdict_free(&v);
 }

@@ -111,6 +111,8 @@ static void run_mode(const char *mode)
 			past++;	/* the kernel's copy ended at a stack page not resident yet */
 			continue;
 		}
+		if (verdict_system_skip(s))
+			continue;
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
 		if (!in_library(s, NULL))
 			continue;
@@ -134,7 +136,8 @@ static void run_mode(const char *mode)
 	cr_assert_geq(verdict_count(&v, "libunwind_failed"), (long long)n_ref_failed);
 	cr_assert_geq(verdict_count(&v, "ended") + verdict_count(&v, "astray"),
 		      (long long)(in_lib - n_ref_failed));
-	cr_assert_eq(verdict_count(&v, "verified") + (long long)past, verdict_count(&v, "total"));
+	cr_assert_eq(verdict_count(&v, "verified") + verdict_system_skips(&v) + (long long)past,
+	             verdict_count(&v, "total"));
 	cr_assert_eq(verdict_count(&v, "past_copy"), (long long)past);
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);

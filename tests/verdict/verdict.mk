@@ -93,3 +93,13 @@ $(LIBREASONS_AS_IS): $(VERDICT_DIR)/libreasons-%.so: tests/verdict/libs/libreaso
 	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) $(LIBREASONS_FLAGS) $< -o $@ $(PROG_LDFLAGS)
 $(VERDICT_DIR)/no_sframe_reasons: $(VERDICT_DIR)/libreasons-gc.so $(LIBREASONS_AS_IS)
 VERDICT_LIBS_no_sframe_reasons := -ldl
+
+# A JIT's C callback without SFrame or frame pointer (CFI only), dlopened;
+# run_jit keeps a frame pointer, which the callback's fallback then reads
+$(VERDICT_DIR)/libjithost.so: tests/verdict/libs/libjithost.c tests/verdict/verdict.mk
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -shared -fPIC -fomit-frame-pointer $< -o $@ \
+		$(PROG_LDFLAGS)
+$(VERDICT_DIR)/jit_host_callback: $(VERDICT_DIR)/libjithost.so
+VERDICT_FLAGS_jit_host_callback := -fno-omit-frame-pointer
+VERDICT_LIBS_jit_host_callback := -ldl

@@ -251,6 +251,31 @@ bool verdict_ended_in_libc(json_t *stack)
 	       verdict_sym_in(verdict_frame(stack, false, (size_t)k - 1), "__libc_start_call_main");
 }
 
+bool verdict_system_skip(json_t *stack)
+{
+	json_t *f0 = verdict_frame(stack, false, 0);
+
+	if (!json_is_true(json_object_get(stack, "fallback_skipped")) ||
+	    !(verdict_object_is(f0, "ld-linux-x86-64.so.2") || verdict_object_is(f0, "libc.so.6") ||
+	      verdict_object_is(f0, "[vdso]")))
+		return false;
+	cr_assert(verdict_class_is(stack, "astray") && verdict_is(stack, "outcome", "unverifiable") &&
+		  strstr(verdict_str(stack, "reason"), ": frame-pointer fallback"),
+		  "%s", json_dumps(stack, 0));
+	return true;
+}
+
+long long verdict_system_skips(const struct verdict_run *v)
+{
+	long long n = 0;
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(verdict_stacks(v), i, s)
+		n += verdict_system_skip(s);
+	return n;
+}
+
 void verdict_remove_perf_map(const struct verdict_run *v)
 {
 	long long pid, last = 0;

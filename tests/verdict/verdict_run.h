@@ -195,4 +195,17 @@ size_t verdict_fde_rows(const char *prog, unsigned long long pc, struct verdict_
  */
 bool verdict_ended_in_libc(json_t *stack);
 
+/**
+ * verdict_system_skip() - is @stack unverifiable because its frame-pointer
+ * fallback left out frames in the system's own code: frame 0 in ld.so,
+ * libc (no SFrame on Debian 12) or the vDSO, at the program's start or in a
+ * leaf whose %rbp is still its caller's? No verdict test is about those samples;
+ * each is asserted to be what such a sample is (astray, unverifiable, its
+ * reason the fallback's).
+ */
+bool verdict_system_skip(json_t *stack);
+
+/** verdict_system_skips() - how many of @v's stacks verdict_system_skip() holds. */
+long long verdict_system_skips(const struct verdict_run *v);
+
 #endif /* TESTS_VERDICT_RUN_H */
