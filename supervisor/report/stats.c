@@ -385,8 +385,7 @@ static void add_counts(struct sample_stats *st, const struct sample_walks *w)
 	st->agreeing += w->v.agrees;
 	st->outcome[classify_outcome(&w->v)]++;
 	st->libunwind_wrong += classify_libunwind_wrong(&w->v);
-	st->fallback_skipped += w->v.fallback_skipped &&
-				classify_outcome(&w->v) == OUTCOME_UNVERIFIABLE;
+	st->fallback_skipped += w->v.fallback_skipped;	/* always astray, unverifiable */
 	st->findings[w->v.why < WHY_COUNT ? w->v.why : 0]++;
 	st->findings_in[finding_walk(w->v.cls)][w->v.why < WHY_COUNT ? w->v.why : 0]++;
 	st->side[w->v.side]++;

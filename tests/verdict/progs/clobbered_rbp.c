@@ -44,17 +44,6 @@ static const unsigned char clobber_spin_code[CLOBBER_SPIN_SIZE] = {
 	0xc3,						/* 0x23: ret */
 };
 
-/* Name clobber_spin in /tmp/perf-PID.map (the test removes the file). */
-static int name(const uint8_t *page)
-{
-	FILE *f = perf_map_open();
-
-	if (!f)
-		return -1;
-	fprintf(f, "%lx %x clobber_spin\n", (unsigned long)(uintptr_t)page, CLOBBER_SPIN_SIZE);
-	return fclose(f);
-}
-
 DEFINE_RUNNER(spin_clobbered, void)
 
 int main(void)
@@ -65,7 +54,8 @@ int main(void)
 	if (page == MAP_FAILED)
 		return 1;
 	memcpy(page, clobber_spin_code, sizeof(clobber_spin_code));
-	if (mprotect(page, PAGE, PROT_READ | PROT_EXEC) || name(page))
+	if (mprotect(page, PAGE, PROT_READ | PROT_EXEC) ||
+	    perf_map_name(page, CLOBBER_SPIN_SIZE, "clobber_spin"))
 		return 1;
 	spin_clobbered((void (*)(unsigned long))page, 0.4);
 	printf("clobbered_rbp: done\n");

@@ -54,16 +54,6 @@ static int describe(struct codectl_jit_tables *t)
 	return codectl_jit_add(t, fre, CODECTL_JIT_FRAMELESS_FRES);
 }
 
-static int name(const uint8_t *page)
-{
-	FILE *f = perf_map_open();
-
-	if (!f)
-		return -1;
-	fprintf(f, "%lx %x jit_call\n", (unsigned long)(uintptr_t)page, JIT_CALL_SIZE);
-	return fclose(f);
-}
-
 DEFINE_RUNNER(run_jit, void)
 
 int main(void)
@@ -84,7 +74,7 @@ int main(void)
 	err = codectl_jit_register(&t);
 	if (!err)
 		err = describe(&t);
-	if (err || name(page)) {
+	if (err || perf_map_name(page, JIT_CALL_SIZE, "jit_call")) {
 		fprintf(stderr, "jit_host_callback: registration failed: %s\n", strerror(-err));
 		return 1;
 	}

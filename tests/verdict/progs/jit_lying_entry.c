@@ -60,17 +60,6 @@ static int describe(struct codectl_jit_tables *t)
 	return codectl_jit_add(t, fre, sizeof(fre) / sizeof(fre[0]));
 }
 
-/* Name jit_spin in /tmp/perf-PID.map (the test removes the file). */
-static int name(const uint8_t *page)
-{
-	FILE *f = perf_map_open();
-
-	if (!f)
-		return -1;
-	fprintf(f, "%lx %x jit_spin\n", (unsigned long)(uintptr_t)page, JIT_SPIN_SIZE);
-	return fclose(f);
-}
-
 DEFINE_RUNNER(spin_jit, void)
 
 int main(void)
@@ -88,7 +77,7 @@ int main(void)
 	err = codectl_jit_register(&t);
 	if (!err)
 		err = describe(&t);
-	if (err || name(page)) {
+	if (err || perf_map_name(page, JIT_SPIN_SIZE, "jit_spin")) {
 		fprintf(stderr, "jit_lying_entry: registration failed: %s\n", strerror(-err));
 		return 1;
 	}

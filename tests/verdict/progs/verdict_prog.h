@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -60,6 +61,17 @@ static inline FILE *perf_map_open(void)
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	return fopen(path, "w");
+}
+
+/* Name @fn, @size bytes at @start, in /tmp/perf-PID.map (the test removes the file); -1 on failure. */
+static inline int perf_map_name(const void *start, unsigned int size, const char *fn)
+{
+	FILE *f = perf_map_open();
+
+	if (!f)
+		return -1;
+	fprintf(f, "%lx %x %s\n", (unsigned long)(uintptr_t)start, size, fn);
+	return fclose(f);
 }
 
 /* @out gets the path of file @name beside the program (its libraries); -1 when too long. */
