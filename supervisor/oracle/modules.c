@@ -153,3 +153,33 @@ bool modules_has_cfi(struct modules *m, uint64_t pc)
 	cfi = dwfl_module_dwarf_cfi(mod, &bias);
 	return cfi_covers(cfi, bias, pc);
 }
+
+struct shared_name {
+	Dwfl_Module *mod;
+	const char *name, *path;
+	bool shared;
+};
+
+static int shares_name(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	struct shared_name *q = arg;
+	const char *path = modules_path(mod), *other = modules_name(mod);
+
+	(void)userdata, (void)name, (void)start;
+	if (mod != q->mod && other && path && !strcmp(other, q->name) && strcmp(path, q->path)) {
+		q->shared = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+bool modules_name_shared(struct modules *m, Dwfl_Module *mod)
+{
+	struct shared_name q = { .mod = mod, .name = modules_name(mod), .path = modules_path(mod) };
+
+	if (!q.name || !q.path || !m->dwfl)
+		return false;
+	dwfl_getmodules(m->dwfl, shares_name, &q, 0);
+	return q.shared;
+}

@@ -74,4 +74,10 @@ const char *modules_path(struct Dwfl_Module *mod);
 /** modules_name() - the module's file name, no directory ("[vdso]" for the vDSO), or NULL. */
 const char *modules_name(struct Dwfl_Module *mod);
 
+/**
+ * modules_name_shared() - does another module of @m's process, another file,
+ * have @mod's file name (two libbz2.so.1.0.4 from two directories)?
+ */
+bool modules_name_shared(struct modules *m, struct Dwfl_Module *mod);
+
 #endif /* SUPERVISOR_ORACLE_MODULES_H */

@@ -72,6 +72,15 @@ const char *symbols_object_path(struct symbols *s, uint64_t ip)
 	return mod ? modules_path(mod) : NULL;
 }
 
+const char *symbols_object_label(struct symbols *s, uint64_t ip)
+{
+	Dwfl_Module *mod = modules_at(&s->mods, ip);
+
+	if (!mod)
+		return NULL;
+	return modules_name_shared(&s->mods, mod) ? modules_path(mod) : modules_name(mod);
+}
+
 int symbols_function(void *arg, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	struct symbols *s = arg;

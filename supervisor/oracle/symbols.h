@@ -65,6 +65,12 @@ const char *symbols_object(struct symbols *s, uint64_t ip);
 const char *symbols_object_path(struct symbols *s, uint64_t ip);
 
 /**
+ * symbols_object_label() - symbols_object(), or symbols_object_path() where
+ * another file of the process has the same name: what a report calls it
+ */
+const char *symbols_object_label(struct symbols *s, uint64_t ip);
+
+/**
  * symbols_function() - the function holding @addr: a symbol of its module
  * with a size that covers it, else a perf map entry (JIT code); @s is a
  * struct symbols (the shape of a plausible_function_fn)

@@ -274,11 +274,18 @@ static struct stats_place *add_place(struct sample_stats *st, const struct sampl
 	return p;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static bool in_loader_module(const struct stats_namer *names, uint64_t ip, bool caller)
 {
 	const char *o = names->object(names->ctx, ip, caller);
 
-	return o && !strcmp(o, STATS_LOADER_MODULE);
+	return o && !strcmp(base_name(o), STATS_LOADER_MODULE);
 }
 
 /* Has either walk of @w a frame in the loader module (codectl-run's own code)? */
@@ -547,13 +554,6 @@ static int cmp_folded(const void *a, const void *b)
 struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *n)
 {
 	return (struct stats_place **)collect(st->places, n, cmp_place);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n)

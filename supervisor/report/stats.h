@@ -77,8 +77,8 @@ struct sample_walks {
  * struct stats_namer - how frames are named
  * @symbol: "function+0xOFF", "[object+0xOFF]" or "0xADDR" for @ip (@caller:
  *	a return address, looked up at @ip - 1), or NULL; owned by @ctx
- * @object: the file name (no directory) holding @ip ("[vdso]", "[jit]"), or
- *	NULL when no mapping holds it; may be NULL itself (no objects)
+ * @object: the path of the file holding @ip ("[vdso]", "[jit]"), or NULL
+ *	when no mapping holds it; may be NULL itself (no objects)
  */
 struct stats_namer {
 	const char *(*symbol)(void *ctx, uint64_t ip, bool caller);

@@ -47,33 +47,38 @@ static void to_emu_regs(const struct sample *smp, struct emu_regs *e)
 }
 
 
+/* How an object is named: the report's label, or its path. */
+enum object_naming {
+	OBJECT_LABEL,
+	OBJECT_PATH,
+};
+
 /*
  * The object holding @ip: "[vdso]" in the vDSO (whatever name a loader
  * registered it under), its registered path, "[jit]" in a JIT
- * registration's code, else the mapped file; its path with @path, else the
- * file's name only.
+ * registration's code, else the mapped file; named as @how says (a label is
+ * the file's name, or its path where another file of the process has that
+ * name).
  */
-static const char *object_at(const struct walk_env *env, uint64_t ip, bool path)
+static const char *object_at(const struct walk_env *env, uint64_t ip, enum object_naming how)
 {
 	const struct emu_registration *r = emu_registry_find_identity(env->registry, ip);
 	const struct emu_vma *vma = env->maps ? emu_mappings_find(env->maps, ip) : NULL;
-	const char *slash;
+	struct symbols *sym = &env->oracles->sym;
+	const char *label, *slash;
 
 	if (vma && (vma->prot & EMU_VMA_VDSO))
 		return "[vdso]";
 	if (r && r->ident.pathname && r->ident.pathname[0]) {
 		slash = strrchr(r->ident.pathname, '/');
-		return slash && !path ? slash + 1 : r->ident.pathname;
+		label = how == OBJECT_LABEL ? symbols_object_label(sym, ip) : NULL;
+		if (how == OBJECT_PATH || !slash || (label && label[0] == '/'))
+			return r->ident.pathname;
+		return slash + 1;
 	}
 	if (emu_registry_find_jit(env->registry, ip))
 		return "[jit]";
-	return path ? symbols_object_path(&env->oracles->sym, ip) :
-		      symbols_object(&env->oracles->sym, ip);
-}
-
-static const char *object_of(const struct walk_env *env, uint64_t ip)
-{
-	return object_at(env, ip, false);
+	return how == OBJECT_PATH ? symbols_object_path(sym, ip) : symbols_object_label(sym, ip);
 }
 
 static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
@@ -83,10 +88,10 @@ static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
 	return symbols_name(&env->oracles->sym, ip, caller);
 }
 
-/* The object of a frame: a caller's at its call (RA - 1), as it is named. */
+/* The path of a frame's object: a caller's at its call (RA - 1), as it is named. */
 static const char *object_cb(void *ctx, uint64_t ip, bool caller)
 {
-	return object_of(ctx, caller && ip ? ip - 1 : ip);
+	return object_at(ctx, caller && ip ? ip - 1 : ip, OBJECT_PATH);
 }
 
 /*
@@ -313,7 +318,7 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 		return buf;
 	}
 	ip = lookup_ip(env, w->in.ours, c - 1);
-	obj = object_of(env, ip);
+	obj = object_at(env, ip, OBJECT_LABEL);
 	what = missing_what(env, ip);
 	snprintf(buf, size, "%s %s: frame-pointer fallback%s%s", what,
 		 obj ? obj : env->maps && emu_mappings_find(env->maps, ip) ? "anonymous code" :
@@ -608,5 +613,5 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.freeze_ns = smp->freeze_ns;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
 		   reason_of(env, &w, res);
-	stats_add(env->stats, &w, object_at(env, smp->regs.rip, true), &names, env->folded);
+	stats_add(env->stats, &w, object_at(env, smp->regs.rip, OBJECT_PATH), &names, env->folded);
 }

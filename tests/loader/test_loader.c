@@ -748,16 +748,18 @@ Test(loader, module_already_in_ld_audit_is_not_added_twice)
 	run_free(&r);
 }
 
-/* Does a frame of @frames (a JSON array of {"object": ...}) lie in the loader module? */
+/* Does a frame of @frames (a JSON array of {"object": PATH}) lie in the loader module? */
 static bool frames_in_module(json_t *frames)
 {
 	size_t i;
 	json_t *f;
 
-	json_array_foreach(frames, i, f)
-		if (!strcmp(json_string_value(json_object_get(f, "object")) ?: "",
-			    "libcodectl-audit.so"))
+	json_array_foreach(frames, i, f) {
+		const char *o = json_string_value(json_object_get(f, "object")) ?: "";
+
+		if (!strcmp(strrchr(o, '/') ? strrchr(o, '/') + 1 : o, "libcodectl-audit.so"))
 			return true;
+	}
 	return false;
 }
 

@@ -104,22 +104,6 @@ static bool check_uncovered(json_t *s, const char *reason)
 	return true;
 }
 
-/* The samples "places" counts under @reason, over every function. */
-static long long place_count(const struct verdict_run *v, const char *reason)
-{
-	long long n = 0;
-	size_t i;
-	json_t *p;
-
-	json_array_foreach(json_object_get(v->j, "places"), i, p)
-		if (verdict_is(p, "reason", reason)) {
-			cr_assert(verdict_is(p, "class", "ended") ||
-				  verdict_is(p, "class", "astray"), "%s", json_dumps(p, 0));
-			n += json_integer_value(json_object_get(p, "samples"));
-		}
-	return n;
-}
-
 Test(verdict, no_sframe_reasons)
 {
 	static const struct verdict_place places[] = {
@@ -185,9 +169,9 @@ Test(verdict, no_sframe_reasons)
 	cr_assert(n_stale >= in_stale && n_stale - in_stale <= in_stale / 10, "%zu", n_stale);
 	cr_assert(kept ? !n_dropped : n_dropped >= in_gc && n_dropped - in_gc <= in_gc / 10,
 		  "%zu", n_dropped);
-	cr_assert_eq(place_count(&v, REFUSED), (long long)n_refused);
-	cr_assert_eq(place_count(&v, GC_DROPPED), (long long)n_dropped);
-	cr_assert_eq(place_count(&v, STALE), (long long)n_stale);
+	cr_assert_eq(verdict_place_samples(&v, REFUSED), (long long)n_refused);
+	cr_assert_eq(verdict_place_samples(&v, GC_DROPPED), (long long)n_dropped);
+	cr_assert_eq(verdict_place_samples(&v, STALE), (long long)n_stale);
 	cr_assert_eq(verdict_count(&v, "fallback_skipped"), (long long)fallback_skipped);
 	cr_assert_eq(verdict_count(&v, "past_copy"), (long long)past);
 	cr_assert_eq(verdict_count(&v, "verified") + (long long)(fallback_skipped + past),

@@ -94,6 +94,15 @@ $(LIBREASONS_AS_IS): $(VERDICT_DIR)/libreasons-%.so: tests/verdict/libs/libreaso
 $(VERDICT_DIR)/no_sframe_reasons: $(VERDICT_DIR)/libreasons-gc.so $(LIBREASONS_AS_IS)
 VERDICT_LIBS_no_sframe_reasons := -ldl
 
+# One library file name in two directories, without SFrame (frame pointers kept)
+LIBSAME := $(VERDICT_DIR)/same-a/libsame.so $(VERDICT_DIR)/same-b/libsame.so
+$(LIBSAME): tests/verdict/libs/libreasons.c tests/verdict/verdict.mk
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -shared -fPIC -fno-omit-frame-pointer $< -o $@ \
+		$(PROG_LDFLAGS)
+$(VERDICT_DIR)/same_name_libs: $(LIBSAME)
+VERDICT_LIBS_same_name_libs := -ldl
+
 # A JIT's C callback without SFrame or frame pointer (CFI only), dlopened;
 # run_jit keeps a frame pointer, which the callback's fallback then reads
 $(VERDICT_DIR)/libjithost.so: tests/verdict/libs/libjithost.c tests/verdict/verdict.mk

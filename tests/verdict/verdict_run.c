@@ -322,3 +322,18 @@ size_t verdict_fde_rows(const char *prog, unsigned long long pc, struct verdict_
 	pclose(p);
 	return n;
 }
+
+long long verdict_place_samples(const struct verdict_run *v, const char *reason)
+{
+	long long n = 0;
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(json_object_get(v->j, "places"), i, p)
+		if (verdict_is(p, "reason", reason)) {
+			cr_assert(verdict_is(p, "class", "ended") ||
+				  verdict_is(p, "class", "astray"), "%s", json_dumps(p, 0));
+			n += json_integer_value(json_object_get(p, "samples"));
+		}
+	return n;
+}

@@ -67,6 +67,12 @@ void verdict_run_until(struct verdict_run *v, const char *prog, const char *cons
 		       const char *const *args, const struct verdict_place *places,
 		       size_t nplaces);
 
+/**
+ * verdict_place_samples() - the samples the report's "places" count under
+ * @reason, over every function (each such place asserted ended or astray)
+ */
+long long verdict_place_samples(const struct verdict_run *v, const char *reason);
+
 /** verdict_free() - release the run and the report. */
 void verdict_free(struct verdict_run *v);
 
@@ -133,10 +139,15 @@ static inline bool verdict_source_is(json_t *f, const char *src)
 	return !strcmp(verdict_str(f, "source"), src);
 }
 
-/** verdict_object_is() - is frame @f in @object ("libc.so.6", "[vdso]", "[jit]")? */
+/**
+ * verdict_object_is() - is frame @f in @object ("libc.so.6", "[vdso]",
+ * "[jit]")? A frame's "object" is its file's path: the file's name is compared.
+ */
 static inline bool verdict_object_is(json_t *f, const char *object)
 {
-	return !strcmp(verdict_str(f, "object"), object);
+	const char *path = verdict_str(f, "object"), *slash = strrchr(path, '/');
+
+	return !strcmp(slash ? slash + 1 : path, object);
 }
 
 /** verdict_exact() - is frame @f's IP where the thread was ("exact": true)? */
