@@ -206,11 +206,67 @@ static void section_of(const struct vctx *cx, uint64_t addr, struct verify_findi
 }
 
 /*
+ * A function's undecided instructions, gathered into its one unknown
+ * finding: @fd is the first's, its ranges growing (@cap of them allocated)
+ */
+struct vunknown {
+	struct verify_finding fd;
+	size_t cap;
+	char cause[160];
+};
+
+/* Undecided instruction @fd (before it, state @s; NULL: no path reaches it) joins @u. */
+static void unknown_add(struct vunknown *u, const struct verify_finding *fd,
+			const struct vstate *s)
+{
+	struct verify_range *r = u->fd.nranges ? &u->fd.range[u->fd.nranges - 1] : NULL;
+
+	if (!u->fd.nranges) {
+		u->fd = *fd;
+		u->fd.range = NULL;
+		u->cap = 0;
+		if (s && (s->why == VERIFY_WHY_MERGE || s->why == VERIFY_WHY_CALL) &&
+		    (s->conflict.here.kind || s->conflict.there.kind)) {
+			vconflict_text(&s->conflict, u->cause, sizeof(u->cause));
+			u->fd.cause = u->cause;
+		}
+	}
+	u->fd.insns++;
+	if (r && r->end == fd->start && r->why == fd->why && r->why_at == fd->why_at) {
+		r->end = fd->end;
+		return;
+	}
+	if (u->fd.nranges == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 8;
+
+		r = realloc(u->fd.range, cap * sizeof(*r));
+		if (!r)
+			return;	/* the range is not listed; the instruction is counted */
+		u->fd.range = r;
+		u->cap = cap;
+	}
+	u->fd.range[u->fd.nranges++] = (struct verify_range){ .start = fd->start, .end = fd->end,
+							       .why = fd->why,
+							       .why_at = fd->why_at };
+}
+
+/* @u's finding, over its first range's start to its last one's end, into @out. */
+static void unknown_flush(struct vunknown *u, const char *fn_name, struct verify_result *out)
+{
+	if (!u->fd.insns)
+		return;
+	if (u->fd.nranges)
+		u->fd.end = u->fd.range[u->fd.nranges - 1].end;
+	verify_add(out, &u->fd, fn_name);
+	free(u->fd.range);
+}
+
+/*
  * An instruction no path reaches: padding, dead code, or code behind an
  * unresolved jump. Its verdict (VERIFY_ROW_UNREACHED or VERIFY_UNKNOWN).
  */
 static int unreached(const struct vfunc *f, const struct vinsn *in, struct verify_finding *fd,
-		     struct verify_result *out)
+		     struct verify_result *out, struct vunknown *u)
 {
 	if (in->nop || !f->unresolved_at) {
 		out->st.unreachable++;
@@ -220,7 +276,7 @@ static int unreached(const struct vfunc *f, const struct vinsn *in, struct verif
 	fd->kind = VERIFY_UNKNOWN;
 	fd->why = VERIFY_WHY_INDIRECT_JUMP;
 	fd->why_at = f->unresolved_at;
-	verify_add(out, fd, f->name);
+	unknown_add(u, fd, NULL);
 	return VERIFY_UNKNOWN;
 }
 
@@ -302,7 +358,7 @@ static void dump_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i, 
  * reason when unknown.
  */
 static int compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i,
-			struct verify_result *out, uint8_t *why_out)
+			struct verify_result *out, struct vunknown *u, uint8_t *why_out)
 {
 	const struct vinsn *in = &f->insn[i];
 	const struct vstate *s = &f->in[i];
@@ -324,7 +380,7 @@ static int compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i
 	fd.func_start = fde.func_start;
 	section_of(cx, in->addr, &fd);
 	if (!s->reached) {
-		kind = unreached(f, in, &fd, out);
+		kind = unreached(f, in, &fd, out, u);
 		*why_out = fd.why;
 		return kind;
 	}
@@ -334,23 +390,26 @@ static int compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i
 		return VERIFY_ROW_MATCH;
 	}
 	fd.code = vcode_of(s);
+	*why_out = why;
 	if (kind < 0) {
 		out->st.undecided++;
 		fd.kind = VERIFY_UNKNOWN;
 		fd.why = why;
 		fd.why_at = s->why ? s->why_at : in->addr;
-	} else {
-		out->st.decided++;
-		fd.kind = (uint8_t)kind;
-		fd.dwarf = dwarf_opinion(cx, s, in->addr, &fd.row, kind);
+		unknown_add(u, &fd, s);
+		return VERIFY_UNKNOWN;
 	}
+	out->st.decided++;
+	fd.kind = (uint8_t)kind;
+	fd.dwarf = dwarf_opinion(cx, s, in->addr, &fd.row, kind);
 	verify_add(out, &fd, f->name);
-	*why_out = fd.why;
 	return fd.kind;
 }
 
 void vcompare(const struct vctx *cx, const struct vfunc *f, struct verify_result *out)
 {
+	struct vunknown u = { .fd.insns = 0 };
+
 	if (f->fail_why) {
 		vcompare_unknown(cx, f, out);
 		return;
@@ -358,11 +417,12 @@ void vcompare(const struct vctx *cx, const struct vfunc *f, struct verify_result
 	out->st.instructions += f->n;
 	for (uint32_t i = 0; i < f->n; i++) {
 		uint8_t why = 0;
-		int verdict = compare_insn(cx, f, i, out, &why);
+		int verdict = compare_insn(cx, f, i, out, &u, &why);
 
 		if (cx->t->dump && verdict >= 0)
 			dump_insn(cx, f, i, verdict, why, out);
 	}
+	unknown_flush(&u, f->name, out);
 }
 
 void vcompare_unknown(const struct vctx *cx, const struct vfunc *f, struct verify_result *out)
@@ -391,7 +451,7 @@ static bool rule_eq(const struct emu_unwind_rule *a, const struct emu_unwind_rul
 static bool continues(const struct verify_finding *last, const struct verify_finding *f)
 {
 	if (last->kind != f->kind || last->end != f->start || last->func_start != f->func_start ||
-	    last->why != f->why || last->detail || f->detail)
+	    last->why != f->why || last->detail || f->detail || last->nranges || f->nranges)
 		return false;
 	if (f->kind == VERIFY_UNKNOWN)
 		return last->why_at == f->why_at;
@@ -423,10 +483,18 @@ void verify_add(struct verify_result *out, const struct verify_finding *f, const
 	*n = *f;
 	n->function = strdup(fn_name ? fn_name : "");
 	n->detail = f->detail ? strdup(f->detail) : NULL;
-	if (!n->function) {
+	n->cause = f->cause ? strdup(f->cause) : NULL;
+	n->range = f->nranges ? malloc(f->nranges * sizeof(*n->range)) : NULL;
+	if (!n->function || (f->detail && !n->detail) || (f->cause && !n->cause) ||
+	    (f->nranges && !n->range)) {
+		free(n->function);
 		free(n->detail);
+		free(n->cause);
+		free(n->range);
 		out->dropped++;
 		return;
 	}
+	if (f->nranges)
+		memcpy(n->range, f->range, f->nranges * sizeof(*n->range));
 	out->n++;
 }

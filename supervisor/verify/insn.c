@@ -68,6 +68,15 @@ struct vdecoder *vdecoder_new(void)
 	return d;
 }
 
+const char *vreg_name(unsigned int reg)
+{
+	static const char *const names[VREG_COUNT] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi",
+							"FP", "SP", "r8", "r9", "r10", "r11",
+							"r12", "r13", "r14", "r15" };
+
+	return reg < VREG_COUNT ? names[reg] : "?";
+}
+
 void vdecoder_free(struct vdecoder *d)
 {
 	if (!d)

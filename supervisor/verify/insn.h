@@ -113,4 +113,7 @@ void vdecoder_free(struct vdecoder *d);
 unsigned int vdecode(struct vdecoder *d, const uint8_t *code, size_t len, uint64_t addr,
 		     struct vinsn *out);
 
+/** vreg_name() - "rax", ..., "FP", "SP", ..., "r15" for VREG number @reg; "?" beyond. */
+const char *vreg_name(unsigned int reg);
+
 #endif /* SUPERVISOR_VERIFY_INSN_H */

@@ -2,22 +2,14 @@
 /* Findings said in words and in JSON. */
 #include <string.h>
 
+#include "insn.h"
 #include "report.h"
-
-static const char *regname(unsigned int reg)
-{
-	static const char *const names[16] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "FP",
-					       "SP", "r8", "r9", "r10", "r11", "r12", "r13",
-					       "r14", "r15" };
-
-	return reg < 16 ? names[reg] : "?";
-}
 
 /* "CFA = SP+16", "CFA = r10+0", "CFA = *(FP-8)" */
 static void row_cfa(const struct emu_unwind_rule *r, char *b, size_t n)
 {
 	const char *base = r->cfa_base == EMU_CFA_SP ? "SP" :
-			   r->cfa_base == EMU_CFA_FP ? "FP" : regname(r->cfa_reg);
+			   r->cfa_base == EMU_CFA_FP ? "FP" : vreg_name(r->cfa_reg);
 
 	snprintf(b, n, r->cfa_deref ? "CFA = *(%s%+lld)" : "CFA = %s%+lld", base,
 		 (long long)r->cfa_off);
@@ -34,10 +26,10 @@ static void row_loc(const char *what, const struct emu_loc_rule *l, char *b, siz
 		snprintf(b, n, "%s at CFA%+lld", what, (long long)l->off);
 		break;
 	case EMU_LOC_REG:
-		snprintf(b, n, "%s in %s%+lld", what, regname(l->reg), (long long)l->off);
+		snprintf(b, n, "%s in %s%+lld", what, vreg_name(l->reg), (long long)l->off);
 		break;
 	default:
-		snprintf(b, n, "%s at %s%+lld", what, regname(l->reg), (long long)l->off);
+		snprintf(b, n, "%s at %s%+lld", what, vreg_name(l->reg), (long long)l->off);
 	}
 }
 
@@ -124,13 +116,39 @@ static void where(const struct verify_finding *fd, char *b, size_t n)
 	}
 }
 
+/* Ranges listed in an unknown finding's text at most (the JSON has them all). */
+#define TEXT_RANGES 6
+
+/*
+ * "states that disagree meet at a control-flow merge (merge at 0x5: SP is
+ * CFA-8 on one path, CFA-16 on the path from 0x4)"; for a function's
+ * several ranges, "271 instructions in 91 ranges, the first: ...; ranges
+ * 0x4238-0x4252 ... (+85 more)"
+ */
+static void unknown_text(const struct verify_finding *fd, char *b, size_t n)
+{
+	size_t len = 0;
+
+#define ADD(...) (len += (size_t)snprintf(b + (len < n ? len : n), len < n ? n - len : 0, \
+					  __VA_ARGS__))
+	if (fd->nranges > 1)
+		ADD("%u instructions in %u ranges, the first: ", fd->insns, fd->nranges);
+	ADD("%s (%s at %#llx%s%s)", verify_why_text(fd->why), verify_why_name(fd->why),
+	    (unsigned long long)fd->why_at, fd->cause ? ": " : "", fd->cause ? fd->cause : "");
+	for (uint32_t i = 0; fd->nranges > 1 && i < fd->nranges && i < TEXT_RANGES; i++)
+		ADD("%s%#llx-%#llx", i ? " " : "; ranges ", (unsigned long long)fd->range[i].start,
+		    (unsigned long long)fd->range[i].end);
+	if (fd->nranges > TEXT_RANGES)
+		ADD(" (+%u more)", fd->nranges - TEXT_RANGES);
+#undef ADD
+}
+
 static void what(const struct verify_finding *fd, char *b, size_t n)
 {
 	char code[96], row[96];
 
 	if (fd->kind == VERIFY_UNKNOWN && !fd->detail) {
-		snprintf(b, n, "%s (%s at %#llx)", verify_why_text(fd->why),
-			 verify_why_name(fd->why), (unsigned long long)fd->why_at);
+		unknown_text(fd, b, n);
 		return;
 	}
 	if (fd->detail || !fd->have_row) {
@@ -152,7 +170,7 @@ static void what(const struct verify_finding *fd, char *b, size_t n)
 
 void verify_finding_text(const struct verify_finding *fd, uint64_t bias, char *buf, size_t size)
 {
-	char at[160], text[400], file[40] = "";
+	char at[160], text[800], file[40] = "";
 
 	where(fd, at, sizeof(at));
 	what(fd, text, sizeof(text));
@@ -205,7 +223,7 @@ void verify_print(FILE *f, const struct verify_object_info *o, const struct veri
 static void dump_row_cfa(const struct emu_unwind_rule *r, char *b, size_t n)
 {
 	const char *base = r->cfa_base == EMU_CFA_SP ? "SP" :
-			   r->cfa_base == EMU_CFA_FP ? "FP" : regname(r->cfa_reg);
+			   r->cfa_base == EMU_CFA_FP ? "FP" : vreg_name(r->cfa_reg);
 
 	snprintf(b, n, r->cfa_deref ? "*(%s%+lld)" : "%s%+lld", base, (long long)r->cfa_off);
 }
@@ -221,10 +239,10 @@ static void dump_row_loc(const struct emu_loc_rule *l, char *b, size_t n)
 		snprintf(b, n, "[CFA%+lld]", (long long)l->off);
 		break;
 	case EMU_LOC_REG:
-		snprintf(b, n, "%s%+lld", regname(l->reg), (long long)l->off);
+		snprintf(b, n, "%s%+lld", vreg_name(l->reg), (long long)l->off);
 		break;
 	default:
-		snprintf(b, n, "[%s%+lld]", regname(l->reg), (long long)l->off);
+		snprintf(b, n, "[%s%+lld]", vreg_name(l->reg), (long long)l->off);
 	}
 }
 
@@ -335,9 +353,23 @@ static json_t *hex(uint64_t v)
 	return json_string(b);
 }
 
+/* An unknown finding's ranges: [{start, end, why, why_at}]. */
+static json_t *ranges_json(const struct verify_finding *fd)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a && i < fd->nranges; i++)
+		json_array_append_new(a, json_pack("{s:o,s:o,s:s,s:o}", "start",
+						   hex(fd->range[i].start), "end",
+						   hex(fd->range[i].end), "why",
+						   verify_why_name(fd->range[i].why), "why_at",
+						   hex(fd->range[i].why_at)));
+	return a;
+}
+
 static json_t *finding_json(const struct verify_finding *fd, uint64_t bias)
 {
-	char code[96], row[96], text[400];
+	char code[96], row[96], text[800];
 	json_t *o = json_pack("{s:s,s:o,s:o,s:s,s:o,s:s}", "kind", verify_kind_name(fd->kind),
 			      "start", hex(fd->start), "end", hex(fd->end), "function", fd->function,
 			      "offset", hex(fd->start - fd->func_start), "section", fd->section);
@@ -360,6 +392,12 @@ static json_t *finding_json(const struct verify_finding *fd, uint64_t bias)
 	if (fd->kind == VERIFY_UNKNOWN) {
 		json_object_set_new(o, "why", json_string(verify_why_name(fd->why)));
 		json_object_set_new(o, "why_at", hex(fd->why_at));
+		if (fd->cause)
+			json_object_set_new(o, "cause", json_string(fd->cause));
+	}
+	if (fd->nranges) {
+		json_object_set_new(o, "instructions", json_integer(fd->insns));
+		json_object_set_new(o, "ranges", ranges_json(fd));
 	}
 	what(fd, text, sizeof(text));
 	json_object_set_new(o, "text", json_string(text));

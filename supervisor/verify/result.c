@@ -73,6 +73,8 @@ void verify_result_free(struct verify_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->f[i].function);
 		free(r->f[i].detail);
+		free(r->f[i].cause);
+		free(r->f[i].range);
 	}
 	free(r->f);
 	r->f = NULL;

@@ -7,6 +7,7 @@
  * fixed address (for jump tables whose base was loaded earlier); VK_UNKNOWN
  * is what disagreeing paths or an unmodelled instruction leave.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "state.h"
@@ -44,13 +45,38 @@ static void slot_remove(struct vstate *s, unsigned int i)
 	s->nslots--;
 }
 
-/* The slot at CFA + @off now holds @v (slots stay sorted; VK_OTHER is not listed). */
-static void slot_set(struct vstate *s, int32_t off, struct vval v)
+/* What an unwinder needs, never left out for room: the return address, the caller's FP. */
+static bool slot_vital(struct vval v)
+{
+	return v.kind == VK_RA || v.kind == VK_CALLER_FP;
+}
+
+/* The index of the first slot at or above CFA + @off. */
+static unsigned int slot_index(const struct vstate *s, int32_t off)
 {
 	unsigned int i = 0;
 
 	while (i < s->nslots && s->slot[i].off < off)
 		i++;
+	return i;
+}
+
+/* Make room for a vital value: the first slot that is not vital goes. False: none can. */
+static bool evict(struct vstate *s)
+{
+	for (unsigned int i = 0; i < s->nslots; i++)
+		if (!slot_vital(s->slot[i].val)) {
+			slot_remove(s, i);
+			return true;
+		}
+	return false;
+}
+
+/* The slot at CFA + @off now holds @v (slots stay sorted; VK_OTHER is not listed). */
+static void slot_set(struct vstate *s, int32_t off, struct vval v)
+{
+	unsigned int i = slot_index(s, off);
+
 	if (i < s->nslots && s->slot[i].off == off) {
 		if (v.kind == VK_OTHER)
 			slot_remove(s, i);
@@ -62,7 +88,9 @@ static void slot_set(struct vstate *s, int32_t off, struct vval v)
 		return;
 	if (s->nslots == VSTATE_SLOTS) {
 		s->slots_lost = true;
-		return;
+		if (!slot_vital(v) || !evict(s))
+			return;
+		i = slot_index(s, off);
 	}
 	memmove(&s->slot[i + 1], &s->slot[i], (s->nslots - i) * sizeof(s->slot[0]));
 	s->slot[i] = (struct vslot){ .off = off, .val = v };
@@ -253,7 +281,31 @@ static void step_mem(struct vstate *s, const struct vinsn *in, uint64_t anchor)
 	}
 }
 
-void vstate_step(struct vstate *s, const struct vinsn *in, uint64_t anchor)
+/* Is SP, FP or a followed slot unknown? */
+static bool frame_unknown(const struct vstate *s)
+{
+	if (s->reg[VREG_SP].kind == VK_UNKNOWN || s->reg[VREG_FP].kind == VK_UNKNOWN)
+		return true;
+	for (unsigned int i = 0; i < s->nslots; i++)
+		if (s->slot[i].val.kind == VK_UNKNOWN)
+			return true;
+	return false;
+}
+
+/*
+ * A merge's disagreement that the code has since resolved (SP set from FP
+ * again, say) explains nothing after it: the next one is reported as itself.
+ */
+static void forget_resolved(struct vstate *s)
+{
+	if ((s->why == VERIFY_WHY_MERGE || s->why == VERIFY_WHY_CALL) && !frame_unknown(s)) {
+		s->why = 0;
+		s->why_at = 0;
+		s->conflict = (struct vconflict){ 0 };
+	}
+}
+
+static void step(struct vstate *s, const struct vinsn *in, uint64_t anchor)
 {
 	struct vval v;
 
@@ -300,6 +352,13 @@ void vstate_step(struct vstate *s, const struct vinsn *in, uint64_t anchor)
 	}
 }
 
+void vstate_step(struct vstate *s, const struct vinsn *in, uint64_t anchor)
+{
+	s->from = in->addr;
+	step(s, in, anchor);
+	forget_resolved(s);
+}
+
 static struct vval slot_or_absent(const struct vslot *sl, unsigned int n, bool lost, int32_t off)
 {
 	for (unsigned int i = 0; i < n; i++)
@@ -322,48 +381,88 @@ static int64_t next_off(const struct vstate *a, const struct vstate *b, int64_t 
 	return best;
 }
 
-/* Slots of @a joined with @b's into @out; true when a followed value met another. */
-static bool join_slots(const struct vstate *a, const struct vstate *b, struct vstate *out)
+/*
+ * Keep the first thing that disagreed at a merge (a register, or a slot: @reg
+ * VREG_NONE); @c is all zero until then (values that disagree are never
+ * both VK_OTHER, 0).
+ */
+static void note_conflict(struct vconflict *c, int reg, int32_t slot, struct vval here,
+			  struct vval there, uint64_t from)
 {
-	bool conflict = false;
-	int64_t off = INT64_MIN;
+	if (c->here.kind || c->there.kind)
+		return;
+	*c = (struct vconflict){ .from = from, .slot = slot, .reg = (int8_t)reg, .here = here,
+				 .there = there };
+}
 
-	out->nslots = 0;
+/*
+ * Leave @n joined slots of @v (sorted) to at most VSTATE_SLOTS: those that
+ * are not vital go first, from the lowest offset (then, were there more
+ * vital ones than that, the lowest of them).
+ */
+static unsigned int trim_slots(struct vslot *v, unsigned int n, struct vstate *out)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned int i = 0; n > VSTATE_SLOTS && i < n;) {
+			if (!pass && slot_vital(v[i].val)) {
+				i++;
+				continue;
+			}
+			memmove(&v[i], &v[i + 1], (n - i - 1) * sizeof(*v));
+			n--;
+			out->slots_lost = true;
+		}
+	return n;
+}
+
+/* Slots of @a joined with @b's into @out; true when a followed value met another. */
+static bool join_slots(const struct vstate *a, const struct vstate *b, struct vstate *out,
+		       struct vconflict *c)
+{
+	struct vslot v[2 * VSTATE_SLOTS];
+	bool conflict = false, vital;
+	int64_t off = INT64_MIN;
+	unsigned int n = 0;
+
 	while ((off = next_off(a, b, off)) != INT64_MAX) {
 		struct vval va = slot_or_absent(a->slot, a->nslots, a->slots_lost, (int32_t)off);
 		struct vval vb = slot_or_absent(b->slot, b->nslots, b->slots_lost, (int32_t)off);
 
 		if (!vval_eq(va, vb)) {
-			conflict |= va.kind == VK_CALLER_FP || va.kind == VK_RA ||
-				    vb.kind == VK_CALLER_FP || vb.kind == VK_RA;
+			vital = slot_vital(va) || slot_vital(vb);
+			if (vital)
+				note_conflict(c, VREG_NONE, (int32_t)off, va, vb, b->from);
+			conflict |= vital;
 			va.kind = VK_UNKNOWN;
 		}
-		if (va.kind == VK_OTHER)
-			continue;
-		if (out->nslots == VSTATE_SLOTS) {
-			out->slots_lost = true;
-			continue;
-		}
-		out->slot[out->nslots++] = (struct vslot){ .off = (int32_t)off, .val = va };
+		if (va.kind != VK_OTHER)
+			v[n++] = (struct vslot){ .off = (int32_t)off, .val = va };
 	}
+	n = trim_slots(v, n, out);
+	memcpy(out->slot, v, n * sizeof(*v));
+	out->nslots = (uint8_t)n;
 	return conflict;
 }
 
-static bool join_regs(struct vstate *into, const struct vstate *from)
+static bool join_regs(struct vstate *into, const struct vstate *from, struct vconflict *c)
 {
 	bool conflict = false;
 
 	for (int r = 0; r < VREG_COUNT; r++) {
 		if (vval_eq(into->reg[r], from->reg[r]) || into->reg[r].kind == VK_UNKNOWN)
 			continue;
+		if (r == VREG_SP || r == VREG_FP) {
+			note_conflict(c, r, 0, into->reg[r], from->reg[r], from->from);
+			conflict = true;
+		}
 		into->reg[r].kind = VK_UNKNOWN;
-		conflict |= r == VREG_SP || r == VREG_FP;
 	}
 	return conflict;
 }
 
 bool vstate_join(struct vstate *into, const struct vstate *from, uint64_t at, bool after_call)
 {
+	struct vconflict c = { 0 };
 	struct vstate old;
 	bool conflict;
 
@@ -376,12 +475,17 @@ bool vstate_join(struct vstate *into, const struct vstate *from, uint64_t at, bo
 	old = *into;
 	into->slots_lost |= from->slots_lost;
 	into->realigned |= from->realigned;
-	conflict = join_regs(into, from);
-	conflict |= join_slots(&old, from, into);
-	if (conflict)
+	conflict = join_regs(into, from, &c);
+	conflict |= join_slots(&old, from, into, &c);
+	/* a value already unknown on the path that comes: its cause is that path's */
+	if (conflict && !into->why && !(c.there.kind == VK_UNKNOWN && from->why)) {
 		note_why(into, after_call ? VERIFY_WHY_CALL : VERIFY_WHY_MERGE, at);
-	if (from->why)
+		into->conflict = c;
+	}
+	if (from->why && !into->why) {
 		note_why(into, from->why, from->why_at);
+		into->conflict = from->conflict;
+	}
 	return !vstate_equal(&old, into);
 }
 
@@ -403,4 +507,37 @@ bool vstate_tail_shaped(const struct vstate *s)
 {
 	return vval_eq(s->reg[VREG_SP], vval_cfa(-8)) && vstate_slot(s, -8).kind == VK_RA &&
 	       s->reg[VREG_FP].kind == VK_CALLER_FP;
+}
+
+/* "CFA-16", "the caller's FP", ...: what @v is, for a report. */
+static void vval_text(struct vval v, char *buf, size_t size)
+{
+	static const char *const kinds[] = {
+		[VK_OTHER] = "a value not followed", [VK_UNKNOWN] = "unknown",
+		[VK_STACK] = "an address in the frame", [VK_ADDR] = "a fixed address",
+		[VK_CALLER_FP] = "the caller's FP", [VK_RA] = "the return address",
+	};
+
+	if (v.kind == VK_CFA)
+		snprintf(buf, size, "CFA%+d", v.off);
+	else
+		snprintf(buf, size, "%s", v.kind < sizeof(kinds) / sizeof(kinds[0]) &&
+			 kinds[v.kind] ? kinds[v.kind] : "?");
+}
+
+void vconflict_text(const struct vconflict *c, char *buf, size_t size)
+{
+	char what[32], here[40], there[40], from[48];
+
+	if (c->reg == VREG_NONE)
+		snprintf(what, sizeof(what), "the slot at CFA%+d", c->slot);
+	else
+		snprintf(what, sizeof(what), "%s", vreg_name((unsigned int)c->reg));
+	vval_text(c->here, here, sizeof(here));
+	vval_text(c->there, there, sizeof(there));
+	if (c->from)
+		snprintf(from, sizeof(from), "the path from %#llx", (unsigned long long)c->from);
+	else
+		snprintf(from, sizeof(from), "a jump from another function");
+	snprintf(buf, size, "%s is %s on one path, %s on %s", what, here, there, from);
 }

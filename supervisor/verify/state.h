@@ -10,6 +10,7 @@
 #define SUPERVISOR_VERIFY_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "insn.h"
@@ -40,13 +41,31 @@ struct vslot {
 };
 
 /**
+ * struct vconflict - what disagreed where paths met: register @reg, or (with
+ *	@reg VREG_NONE) the slot at CFA + @slot; @here on the path that was
+ *	there first, @there on the one from the instruction at @from (0: a jump
+ *	from another function)
+ */
+struct vconflict {
+	uint64_t from;
+	int32_t slot;
+	int8_t reg;
+	struct vval here;
+	struct vval there;
+};
+
+/**
  * struct vstate - the state before one instruction
  * @reg: by VREG number; @slot: the followed slots, sorted by offset
  * @reached: some path reaches the instruction
  * @slots_lost: more slots were written than followed: a slot not listed
- *	may hold anything (VK_UNKNOWN) rather than a value not followed
+ *	may hold anything (VK_UNKNOWN) rather than a value not followed. The
+ *	return address and the caller's FP are never the ones left out.
  * @realigned: SP was realigned (and $imm, %rsp) on some path here
  * @why, @why_at: the first reason something became VK_UNKNOWN, and where
+ * @conflict: with @why MERGE or CALL, what disagreed
+ * @from: the instruction whose step gave this state (not compared: for
+ *	@conflict's report)
  */
 struct vstate {
 	struct vval reg[VREG_COUNT];
@@ -57,6 +76,8 @@ struct vstate {
 	bool realigned;
 	uint8_t why;
 	uint64_t why_at;
+	struct vconflict conflict;
+	uint64_t from;
 };
 
 /** vstate_entry() - a function's state at its entry: SP = CFA - 8, the RA there, FP the caller's. */
@@ -85,6 +106,12 @@ struct vval vstate_slot(const struct vstate *s, int32_t off);
 
 /** vstate_tail_shaped() - SP = CFA - 8, the RA there, FP the caller's: as at an entry. */
 bool vstate_tail_shaped(const struct vstate *s);
+
+/**
+ * vconflict_text() - @c as a clause into @buf: "FP is CFA-16 on one path, a
+ * value not followed on the path from 0x4687"
+ */
+void vconflict_text(const struct vconflict *c, char *buf, size_t size);
 
 /** vval_eq() - @a and @b are the same abstract value. */
 static inline bool vval_eq(struct vval a, struct vval b)

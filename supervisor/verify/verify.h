@@ -102,6 +102,14 @@ struct verify_code {
 	int32_t ra_slot;
 };
 
+/** struct verify_range - instructions [@start, @end) undecided for @why, caused at @why_at */
+struct verify_range {
+	uint64_t start;
+	uint64_t end;
+	uint64_t why_at;
+	uint8_t why;
+};
+
 /**
  * struct verify_finding - one finding, over the instructions [@start, @end)
  * @function: the function's name (symbol, or "" when there is none; owned)
@@ -114,6 +122,13 @@ struct verify_code {
  *	start of its FRE (an offset in the function; PCMASK: in the block)
  * @code: what the code implies at @start (mismatches)
  * @why, @why_at: for unknown, why and the address that caused it
+ * @cause: for unknown at a merge, what disagreed there and on which path
+ *	("FP is CFA-16 on one path, a value not followed on the path from
+ *	0x4687"; owned; may be NULL)
+ * @range, @nranges, @insns: an analysed function's unknown finding (one per
+ *	function): each run of its undecided instructions in address order
+ *	(owned), @insns instructions in all; @why, @why_at and @cause are the
+ *	first run's
  * @dwarf: what .eh_frame says at @start (mismatches)
  * @detail: a short sentence for what the fields do not say (owned; may be NULL)
  */
@@ -131,6 +146,10 @@ struct verify_finding {
 	uint32_t fre_start;
 	char *function;
 	char *detail;
+	char *cause;
+	struct verify_range *range;
+	uint32_t nranges;
+	uint32_t insns;
 	char section[24];
 	uint64_t sec_start;
 	struct emu_unwind_rule row;

@@ -23,7 +23,9 @@
  *    (A user who may not open map_files, without CAP_SYS_ADMIN or
  *    CAP_CHECKPOINT_RESTORE, gets the mapping's name and an offset: the
  *    test asserts that then.)
- * --check passes in both (exit 0): our walk is right in every sample.
+ * --check passes in both (exit 0): our walk is right in every sample. A
+ * sample whose walks part elsewhere (diverged: seen once on sid) is
+ * verified only where elfutils has our frames.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -94,7 +96,7 @@ static void run_mode(const char *mode)
 	const char *args[] = { mode, NULL };
 	char out[64];
 	struct verdict_run v;
-	size_t i, in_lib = 0, n_ref_failed = 0, past = 0;
+	size_t i, in_lib = 0, n_ref_failed = 0, past = 0, diverged = 0;
 	bool copy = !strcmp(mode, "copy"), named = !copy || map_files_open();
 	json_t *s;
 
@@ -109,11 +111,17 @@ static void run_mode(const char *mode)
 	json_array_foreach(verdict_stacks(&v), i, s) {
 		if (verdict_is(s, "outcome", "past-copy")) {
 			past++;	/* the kernel's copy ended at a stack page not resident yet */
+			diverged += verdict_class_is(s, "diverged");
 			continue;
 		}
 		if (verdict_system_skip(s))
 			continue;
 		cr_assert(verdict_is(s, "outcome", "verified"), "%s", json_dumps(s, 0));
+		/* walks that part are verified only by elfutils' having our frames */
+		if (verdict_class_is(s, "diverged")) {
+			cr_assert(verdict_is(s, "elfutils", "codectl-run"), "%s", json_dumps(s, 0));
+			diverged++;
+		}
 		if (!in_library(s, NULL))
 			continue;
 		in_lib++;
@@ -141,7 +149,7 @@ static void run_mode(const char *mode)
 	cr_assert_eq(verdict_count(&v, "past_copy"), (long long)past);
 	cr_assert_eq(verdict_count(&v, "ours_wrong"), 0);
 	cr_assert_eq(verdict_count(&v, "both_wrong"), 0);
-	cr_assert_leq(verdict_count(&v, "diverged"), (long long)past);
+	cr_assert_eq(verdict_count(&v, "diverged"), (long long)diverged);
 	verdict_free(&v);
 }
 

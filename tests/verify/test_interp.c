@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "supervisor/verify/report.h"
 #include "verify_util.h"
 
 #define A(off) (MINI_TEXT + (off))
@@ -177,8 +178,88 @@ Test(interp, disagreeing_merge_is_unknown)
 	cr_assert_eq(r.f[0].why, VERIFY_WHY_MERGE);
 	cr_assert_eq(r.f[0].start, A(5));
 	cr_assert_eq(r.f[0].why_at, A(5));
+	cr_assert_str_eq(r.f[0].cause ?: "", "SP is CFA-8 on one path, CFA-16 on the path from 0x401004", "%s", r.f[0].cause ?: "(null)");
+	cr_assert_eq(r.f[0].nranges, 1);
+	cr_assert_eq(r.f[0].insns, 1);
 	cr_assert_eq(r.st.undecided, 1);
 	cr_assert_eq(r.st.decided, 3);
+}
+
+/*
+ * A function's undecided instructions are one finding with their ranges: two
+ * merges where SP disagrees, each followed by an instruction still undecided
+ * (the row is SP-based), SP known again between them (mov %rbp,%rsp) and
+ * after (leave). libbz2's BZ2_hbMakeCodeLengths was 91 findings.
+ */
+Test(interp, unknowns_of_a_function_are_one_finding)
+{
+	/*
+	 * 0: push %rbp; 1: mov %rsp,%rbp; 4: test %edi,%edi; 6: je 9; 8: push %rax;
+	 * 9: nop; a: mov %rbp,%rsp; d: test %esi,%esi; f: je 12; 11: push %rax;
+	 * 12: nop; 13: leave; 14: ret
+	 */
+	static const uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0x85, 0xff, 0x74, 0x01, 0x50,
+					0x90, 0x48, 0x89, 0xec, 0x85, 0xf6, 0x74, 0x01, 0x50,
+					0x90, 0xc9, 0xc3 };
+	struct sfw_fre f[3] = { sp_row(0, 8, 0), sp_row(1, 16, -16), sp_row(0x14, 8, -16) };
+	char text[1024];
+
+	put(0, code, sizeof(code));
+	mini_fn(&m, 0, sizeof(code), f, 3);
+	mini_run(&m, &r);
+	cr_assert_eq(r.n, 1, "%zu findings", r.n);
+	cr_assert_eq(r.f[0].kind, VERIFY_UNKNOWN);
+	cr_assert_eq(r.f[0].start, A(9));
+	cr_assert_eq(r.f[0].end, A(0x14));
+	cr_assert_eq(r.f[0].insns, 4);
+	cr_assert_eq(r.f[0].nranges, 2);
+	cr_assert_eq(r.f[0].range[0].start, A(9));
+	cr_assert_eq(r.f[0].range[0].end, A(0xd), "%llx %llx", (unsigned long long)r.f[0].range[0].end, (unsigned long long)r.f[0].range[1].start);
+	cr_assert_eq(r.f[0].range[0].why_at, A(9));
+	cr_assert_eq(r.f[0].range[1].start, A(0x12));
+	cr_assert_eq(r.f[0].range[1].end, A(0x14));
+	cr_assert_eq(r.f[0].range[1].why_at, A(0x12));
+	cr_assert_eq(r.st.by_kind[VERIFY_UNKNOWN], 1);
+	cr_assert_eq(r.st.undecided, 4);
+	verify_finding_text(&r.f[0], 0, text, sizeof(text));
+	cr_assert_str_eq(text, "0x401009-0x401014 unknown fde#0 (0x401000)+0x9: 4 instructions in "
+			 "2 ranges, the first: states that disagree meet at a control-flow merge "
+			 "(merge at 0x401009: SP is CFA-16 on one path, CFA-24 on the path from "
+			 "0x401008); ranges 0x401009-0x40100d 0x401012-0x401014");
+}
+
+/*
+ * Pointers into the frame spilled to seven slots on one path and seven
+ * others on the other: more slots than the analysis follows meet at the
+ * merge. The return address's slot is kept (the spills are left out), so
+ * the rows are decided (before: the RA was the slot left out, every
+ * instruction after the merge unknown, as in libbz2).
+ */
+Test(interp, spilled_pointers_never_push_out_the_ra)
+{
+	/*
+	 * 0: sub $0x80,%rsp; 7: lea (%rsp),%rax; b: test %edi,%edi; d: je 33;
+	 * f..2c: mov %rax,0x0..0x30(%rsp); 31: jmp 56;
+	 * 33..51: mov %rax,0x38..0x68(%rsp); 56: add $0x80,%rsp; 5d: ret
+	 */
+	static const uint8_t code[] = {
+		0x48, 0x81, 0xec, 0x80, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x04, 0x24, 0x85, 0xff,
+		0x74, 0x24, 0x48, 0x89, 0x04, 0x24, 0x48, 0x89, 0x44, 0x24, 0x08, 0x48, 0x89,
+		0x44, 0x24, 0x10, 0x48, 0x89, 0x44, 0x24, 0x18, 0x48, 0x89, 0x44, 0x24, 0x20,
+		0x48, 0x89, 0x44, 0x24, 0x28, 0x48, 0x89, 0x44, 0x24, 0x30, 0xeb, 0x23, 0x48,
+		0x89, 0x44, 0x24, 0x38, 0x48, 0x89, 0x44, 0x24, 0x40, 0x48, 0x89, 0x44, 0x24,
+		0x48, 0x48, 0x89, 0x44, 0x24, 0x50, 0x48, 0x89, 0x44, 0x24, 0x58, 0x48, 0x89,
+		0x44, 0x24, 0x60, 0x48, 0x89, 0x44, 0x24, 0x68, 0x48, 0x81, 0xc4, 0x80, 0x00,
+		0x00, 0x00, 0xc3 };
+	struct sfw_fre f[3] = { sp_row(0, 8, 0), sp_row(7, 0x88, 0), sp_row(0x5d, 8, 0) };
+
+	put(0, code, sizeof(code));
+	mini_fn(&m, 0, sizeof(code), f, 3);
+	mini_run(&m, &r);
+	cr_assert_eq(r.n, 0, "%zu findings, the first %s", r.n,
+		     r.n ? verify_kind_name(r.f[0].kind) : "");
+	cr_assert_eq(r.st.undecided, 0);
+	cr_assert_eq(r.st.decided, 21);
 }
 
 /*
