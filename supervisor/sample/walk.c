@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One sample: our walk, libunwind's, elfutils' on disagreement; classification. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,6 +563,21 @@ static bool syscall_ends_function(const struct walk_env *env, const struct sampl
 	       insn[0] == 0x0f && insn[1] == 0x05;
 }
 
+/*
+ * Count @w under the object of frame 0, a copy of its path: naming frames in
+ * stats_add() may read the modules again, which frees the names read before.
+ */
+static void count_sample(const struct walk_env *env, const struct sample *smp,
+			 const struct sample_walks *w, const struct stats_namer *names)
+{
+	const char *obj = object_at(env, smp->regs.rip, OBJECT_PATH);
+	char object[PATH_MAX];
+
+	if (obj)
+		snprintf(object, sizeof(object), "%s", obj);
+	stats_add(env->stats, w, obj ? object : NULL, names, env->folded);
+}
+
 void walk_rest(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
@@ -613,5 +629,5 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.freeze_ns = smp->freeze_ns;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
 		   reason_of(env, &w, res);
-	stats_add(env->stats, &w, object_at(env, smp->regs.rip, OBJECT_PATH), &names, env->folded);
+	count_sample(env, smp, &w, &names);
 }
