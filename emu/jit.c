@@ -390,7 +390,8 @@ int emu_jit_find_rule(const struct emu_accessor *mem, const struct emu_arch_info
 	if (err)
 		return err;
 	entry_rule(&e, arch, rule);
-	rule->code_end = text_start + e.ip_off + e.size;
+	rule->code_start = text_start + e.ip_off;
+	rule->code_end = rule->code_start + e.size;
 	return 0;
 }
 

@@ -394,7 +394,8 @@ static int find_fre(const struct emu_ksframe *k, const struct emu_accessor *mem,
 	if (!have)
 		return emu_reject(v, EMU_R_SF_NO_FRE, "FDE %u: no FRE starts at or below offset 0x%x",
 				  i, ip_off);
-	*rule = (struct emu_unwind_rule){ .code_end = f->func_addr + f->func_size };
+	*rule = (struct emu_unwind_rule){ .code_start = f->func_addr,
+					  .code_end = f->func_addr + f->func_size };
 	err = read_words(k, mem, arch, f, &prev, loc, v);
 	if (!err)
 		err = cfa_rule(arch, loc[0], rule, v);

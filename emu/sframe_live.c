@@ -144,8 +144,10 @@ static int kernel_find(struct emu_sframe_section *s, const struct emu_sframe_par
 		if (r)
 			return emu_sf_fre_fail(v, r, idx, j, &fre);
 	}
-	if (!err)
+	if (!err) {
+		rule->code_start = fde.func_start;
 		rule->code_end = fde.func_start + fde.func_size;
+	}
 	return err;
 }
 

@@ -180,7 +180,9 @@ int emu_sframe_find_rule(const struct emu_sframe_section *s, uint64_t ip,
 	} else if (!err) {
 		err = emu_sframe_rule(s, &fde, &fre, rule);
 	}
-	if (!err)
+	if (!err) {
+		rule->code_start = fde.func_start;
 		rule->code_end = fde.func_start + fde.func_size;
+	}
 	return err;
 }

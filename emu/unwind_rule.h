@@ -39,9 +39,10 @@ struct emu_loc_rule {
  * @outermost: no caller; the walk ends here (an FRE without offsets)
  * @signal_frame: the function is a signal trampoline (v3 signal bit)
  * @ra_mangled: AArch64 PAC-signed return address
- * @code_end: the end (exclusive) of the code the rule was found in, its FDE's
- *	function or its JIT entry; 0 when unknown. A return address equal to
- *	it points past the function: maybe at a signal trampoline right after.
+ * @code_start, @code_end: the code the rule was found in, [start, end): its
+ *	FDE's function or its JIT entry; 0 when unknown. A return address equal
+ *	to @code_end points past the function: maybe at a signal trampoline
+ *	right after.
  * The caller's SP is the CFA.
  */
 struct emu_unwind_rule {
@@ -54,6 +55,7 @@ struct emu_unwind_rule {
 	bool outermost;
 	bool signal_frame;
 	bool ra_mangled;
+	uint64_t code_start;
 	uint64_t code_end;
 };
 

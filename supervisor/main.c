@@ -527,6 +527,8 @@ static int setup_parts(struct run *r)
 	err = sampler_new(&r->sampler, &r->opts, &r->log, &r->trace);
 	if (err)
 		log_line(&r->log, "cannot set up sampling: %s", strerror(-err));
+	else if (r->sampler)
+		r->sampler->verify = r->verify;	/* JIT functions are checked as sampled */
 	return err ? -1 : 0;
 }
 

@@ -308,6 +308,7 @@ static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm
 		.folded = sm->opts->folded_path != NULL,
 		.buf = &sm->buf,
 		.stats = &sm->stats,
+		.verify = sm->verify,
 	};
 	note_perf_map(sm, o);
 	return true;

@@ -70,6 +70,7 @@ struct sampler {
 	struct source_lines lines;
 	uint64_t status_ns;
 	bool status_shown;
+	struct verify_session *verify;
 };
 
 /**

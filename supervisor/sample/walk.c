@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "supervisor/core/clock.h"
+#include "supervisor/verify/jit_check.h"
+#include "supervisor/verify/report.h"
 #include "walk.h"
 
 int walk_buffers_init(struct walk_buffers *b, unsigned int max)
@@ -47,6 +49,9 @@ static void to_emu_regs(const struct sample *smp, struct emu_regs *e)
 	e->gpr_valid = (1u << SAMPLE_DWARF_REGS) - 1;
 }
 
+
+/* JIT functions larger than this are not analysed to explain one wrong sample. */
+#define WALK_JIT_EXPLAIN_MAX (64u << 10)
 
 /* How an object is named: the report's label, or its path. */
 enum object_naming {
@@ -223,15 +228,87 @@ static void rule_text(const struct emu_unwind_rule *r, char *buf, size_t size)
 		 (long long)r->ra.off);
 }
 
+/* The JIT registration holding @ip, as a check reads it through @acc; false when none. */
+static bool jit_at(const struct walk_env *env, const struct emu_accessor *acc, uint64_t ip,
+		   struct verify_jit *j)
+{
+	const struct emu_registration *reg = emu_registry_find_jit(env->registry, ip);
+
+	if (!reg)
+		return false;
+	*j = (struct verify_jit){ .mem = acc, .arch = emu_arch_get(env->uopts.arch),
+				  .text_start = reg->text_start, .text_end = reg->text_end,
+				  .head = reg->jit_head };
+	return j->arch != NULL;
+}
+
+/*
+ * The JIT function around @ip: the perf map's, when it lies in @j's code,
+ * else the run of adjacent entries; its name (the perf map's) into @name,
+ * "" without one. 0, or a negative errno.
+ */
+static int jit_function(const struct walk_env *env, const struct verify_jit *j, uint64_t ip,
+			uint64_t *start, uint64_t *end, char *name, size_t size)
+{
+	const char *sym;
+
+	name[0] = '\0';
+	if (symbols_function(&env->oracles->sym, ip, start, end) || *start < j->text_start ||
+	    *end > j->text_end)
+		return verify_jit_run_around(j, ip, start, end);
+	sym = symbols_name(&env->oracles->sym, *start, false);
+	if (sym && sym[0] != '0' && sym[0] != '[')
+		snprintf(name, size, "%.*s", (int)strcspn(sym, "+"), sym);
+	return 0;
+}
+
+/*
+ * "; the code says CFA = SP+40, the JIT entry [0x.., 0x..) CFA = SP+24" (the
+ * code as at the first instruction where the entry is wrong) for a step by
+ * the JIT entry covering @ip, or "; the JIT entry for 0x.. agrees with the
+ * code" (the wrong frame came from the stack's contents); "" when the
+ * function cannot be analysed here.
+ */
+static void jit_explain(const struct walk_env *env, const struct emu_accessor *acc, uint64_t ip,
+			char *buf, size_t size)
+{
+	struct verify_result r = { .n = 0 };
+	const struct verify_finding *fd = NULL;
+	uint64_t start, end;
+	struct verify_jit j;
+	char name[128], text[512];
+
+	buf[0] = '\0';
+	if (!acc || !jit_at(env, acc, ip, &j) ||
+	    jit_function(env, &j, ip, &start, &end, name, sizeof(name)) ||
+	    end - start > WALK_JIT_EXPLAIN_MAX ||
+	    verify_jit_check(&j, start, end, name[0] ? name : NULL, &r))
+		goto out;
+	for (size_t i = 0; i < r.n && !fd; i++)
+		if (verify_finding_covers(&r.f[i], ip))
+			fd = &r.f[i];
+	if (fd) {
+		verify_finding_explain(fd, text, sizeof(text));
+		snprintf(buf, size, "; %s", text);
+	} else {
+		snprintf(buf, size, "; the JIT entry for %#llx agrees with the code",
+			 (unsigned long long)ip);
+	}
+out:
+	verify_result_free(&r);
+}
+
 /* What made our covered prefix wrong: the step that gave the wrong frame. */
 static const char *wrong_reason(const struct walk_env *env, const struct sample_walks *w,
-				const struct emu_unwind_result *res)
+				const struct emu_unwind_result *res, const struct emu_accessor *acc)
 {
 	const char *row = res->stop_source == EMU_SRC_JIT ? "JIT" : "SFrame";
 	unsigned int k = w->v.wrong_frame;
-	char rule[96];
+	char rule[96], explain[640] = "";
 
 	rule_text(&res->rule, rule, sizeof(rule));
+	if (k && k < w->in.n && w->in.ours[k].source == EMU_SRC_JIT)
+		jit_explain(env, acc, lookup_ip(env, w->in.ours, k - 1), explain, sizeof(explain));
 	if (w->v.why == WHY_RA_ZERO_NOT_OUTERMOST)
 		snprintf(env->buf->reason, sizeof(env->buf->reason),
 			 "RA 0 read through a %s row not marked outermost (%s); libunwind goes on",
@@ -241,8 +318,9 @@ static const char *wrong_reason(const struct walk_env *env, const struct sample_
 			 "%s stepping by the %s row at 0x%llx (%s); libunwind goes on",
 			 w->stop, row, (unsigned long long)lookup_ip(env, w->in.ours, k - 1), rule);
 	else
-		snprintf(env->buf->reason, sizeof(env->buf->reason), "frame %u, by a %s step, is %s",
-			 k, emu_source_name(w->in.ours[k].source), classify_why_name(w->v.why));
+		snprintf(env->buf->reason, sizeof(env->buf->reason), "frame %u, by a %s step, is %s%s",
+			 k, emu_source_name(w->in.ours[k].source), classify_why_name(w->v.why),
+			 explain);
 	return env->buf->reason;
 }
 
@@ -274,7 +352,7 @@ static const char *missing_what(const struct walk_env *env, uint64_t ip)
 
 /* Why the covered prefix ended, or where the walks part. */
 static const char *reason_of(const struct walk_env *env, const struct sample_walks *w,
-			     const struct emu_unwind_result *res)
+			     const struct emu_unwind_result *res, const struct emu_accessor *acc)
 {
 	char *buf = env->buf->reason;
 	size_t size = sizeof(env->buf->reason);
@@ -285,7 +363,7 @@ static const char *reason_of(const struct walk_env *env, const struct sample_wal
 	switch (w->v.cls) {
 	case SC_OURS_WRONG:
 	case SC_BOTH_WRONG:
-		return wrong_reason(env, w, res);
+		return wrong_reason(env, w, res, acc);
 	case SC_JIT_UNCHECKED:
 		snprintf(buf, size, "past the first JIT frame (%u): libunwind has no JIT unwind info",
 			 w->v.jit_frame);
@@ -563,6 +641,25 @@ static bool syscall_ends_function(const struct walk_env *env, const struct sampl
 	       insn[0] == 0x0f && insn[1] == 0x05;
 }
 
+/* --verify: each JIT function our walk of @w goes through, checked the first time. */
+static void verify_jit_frames(const struct walk_env *env, const struct emu_accessor *acc,
+			      const struct sample_walks *w)
+{
+	char name[128];
+	uint64_t ip, start, end;
+	struct verify_jit j;
+
+	for (unsigned int i = 0; env->verify && w->jit_frames && i < w->in.n; i++) {
+		ip = lookup_ip(env, w->in.ours, i);
+		if (!jit_at(env, acc, ip, &j) ||
+		    verify_session_jit_checked(env->verify, w->tgid, j.text_start, ip) ||
+		    jit_function(env, &j, ip, &start, &end, name, sizeof(name)))
+			continue;
+		verify_session_check_jit(env->verify, w->tgid, &j, start, end,
+					 name[0] ? name : NULL);
+	}
+}
+
 /*
  * Count @w under the object of frame 0, a copy of its path: naming frames in
  * stats_add() may read the modules again, which frees the names read before.
@@ -628,6 +725,7 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.waited_ns = smp->waited_ns;
 	w.freeze_ns = smp->freeze_ns;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
-		   reason_of(env, &w, res);
+		   reason_of(env, &w, res, &acc);
+	verify_jit_frames(env, &acc, &w);
 	count_sample(env, smp, &w, &names);
 }

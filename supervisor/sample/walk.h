@@ -17,6 +17,7 @@
 #include "supervisor/oracle/oracle.h"
 #include "supervisor/trace/tracees.h"
 #include "supervisor/report/stats.h"
+#include "supervisor/verify/session.h"
 
 /* The byte-per-frame buffers of struct walk_buffers: flags and plausibility. */
 enum walk_bytes {
@@ -47,7 +48,7 @@ struct walk_buffers {
 	uint8_t *bytes[WALK_BYTES];
 	struct sample_mem mem;
 	struct oracle_walker walker;
-	char reason[256];
+	char reason[1024];
 	char missing[64];
 };
 
@@ -75,6 +76,8 @@ void walk_buffers_free(struct walk_buffers *b);
  * @folded: count the stack for --folded
  * @buf: the buffers
  * @stats: where the sample is counted
+ * @verify: --verify's session: each JIT function our walk goes through is
+ *	checked the first time (NULL: no --verify)
  */
 struct walk_env {
 	const struct emu_registry *registry;
@@ -91,6 +94,7 @@ struct walk_env {
 	bool folded;
 	struct walk_buffers *buf;
 	struct sample_stats *stats;
+	struct verify_session *verify;
 };
 
 /**

@@ -7,6 +7,7 @@
  * analysis knows there (an unknown finding, with why). A wrong CFA makes the
  * RA and FP columns moot: only the CFA is reported then.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,18 +192,36 @@ static bool in_text(const struct vctx *cx, uint64_t addr)
 	return emu_mappings_find(cx->t->text, addr) != NULL;
 }
 
+/* The row in effect at @addr: the target's own lookup, else its SFrame section's. */
+static int lookup(const struct vctx *cx, uint64_t addr, struct verify_lookup *out)
+{
+	struct emu_sframe_fde fde;
+	struct emu_sframe_fre fre;
+	uint32_t idx;
+
+	if (cx->t->lookup)
+		return cx->t->lookup(cx->t->lookup_ctx, addr, out);
+	if (emu_sframe_find(cx->t->sframe, addr, &idx, &fde, &fre))
+		return -ENOENT;
+	*out = (struct verify_lookup){ .fde = idx, .num_rows = fde.num_fres,
+				       .func_start = fde.func_start, .func_size = fde.func_size,
+				       .row_start = fre.start, .signal = fde.signal };
+	out->have_rule = !emu_sframe_rule(cx->t->sframe, &fde, &fre, &out->rule);
+	return 0;
+}
+
 /* @fd's section (and its start) at @addr, and the index of the FDE at @fd->func_start. */
 static void section_of(const struct vctx *cx, uint64_t addr, struct verify_finding *fd)
 {
 	const struct verify_section *sec = cx->t->syms ? verify_section_of(cx->t->syms, addr) :
 						       NULL;
-	struct emu_sframe_fde fde;
-	struct emu_sframe_fre fre;
+	struct verify_lookup lk;
 
 	snprintf(fd->section, sizeof(fd->section), "%s", sec ? sec->name : "");
 	fd->sec_start = sec ? sec->start : 0;
-	fd->have_fde = !emu_sframe_find(cx->t->sframe, fd->func_start, &fd->fde, &fde, &fre) &&
-		       fde.func_start == fd->func_start;
+	fd->have_fde = !lookup(cx, fd->func_start, &lk) && !lk.jit &&
+		       lk.func_start == fd->func_start;
+	fd->fde = fd->have_fde ? lk.fde : 0;
 }
 
 /*
@@ -326,13 +345,12 @@ static void dump_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i, 
 {
 	const struct vinsn *in = &f->insn[i];
 	struct verify_row *w = out->nrows ? &out->rows[out->nrows - 1] : NULL;
-	struct emu_sframe_fde fde;
-	struct emu_sframe_fre fre;
-	uint32_t idx;
+	struct verify_lookup lk;
 
-	if (emu_sframe_find(cx->t->sframe, in->addr, &idx, &fde, &fre))
+	if (lookup(cx, in->addr, &lk))
 		return;
-	if (w && w->fde == idx && w->fre_start == fre.start && w->end == in->addr) {
+	if (w && w->fde == lk.fde && w->func_start == lk.func_start &&
+	    w->fre_start == lk.row_start && w->end == in->addr) {
 		w->end = in->addr + in->len;
 		w->later += verify_is_mismatch((unsigned int)verdict);
 		return;
@@ -340,13 +358,13 @@ static void dump_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i, 
 	w = new_row(out);
 	if (!w)
 		return;
-	*w = (struct verify_row){ .fde = idx, .num_fres = fde.num_fres,
-				  .func_start = fde.func_start, .func_size = fde.func_size,
-				  .name = fde.func_start == f->start ? f->name : NULL,
+	*w = (struct verify_row){ .fde = lk.fde, .num_fres = lk.num_rows,
+				  .func_start = lk.func_start, .func_size = lk.func_size,
+				  .name = lk.func_start == f->start ? f->name : NULL,
 				  .start = in->addr, .end = in->addr + in->len,
-				  .fre_start = fre.start, .verdict = (uint8_t)verdict,
-				  .why = verdict == VERIFY_UNKNOWN ? why : 0 };
-	w->have_row = !emu_sframe_rule(cx->t->sframe, &fde, &fre, &w->row);
+				  .fre_start = lk.row_start, .verdict = (uint8_t)verdict,
+				  .why = verdict == VERIFY_UNKNOWN ? why : 0,
+				  .have_row = lk.have_rule, .row = lk.rule };
 	if (w->have_row && verdict != VERIFY_ROW_NOT_CHECKED && verdict != VERIFY_ROW_UNREACHED &&
 	    f->in[i].reached)
 		row_columns(&f->in[i], w);
@@ -363,21 +381,26 @@ static int compare_insn(const struct vctx *cx, const struct vfunc *f, uint32_t i
 	const struct vinsn *in = &f->insn[i];
 	const struct vstate *s = &f->in[i];
 	struct verify_finding fd = { .start = in->addr, .end = in->addr + in->len };
-	struct emu_sframe_fde fde;
-	struct emu_sframe_fre fre;
+	struct verify_lookup lk;
 	bool undecided = false;
 	uint8_t why = 0;
 	int kind;
 
-	if (!in_text(cx, in->addr) || emu_sframe_find(cx->t->sframe, in->addr, NULL, &fde, &fre))
+	if (!in_text(cx, in->addr) || lookup(cx, in->addr, &lk))
 		return -1;	/* no row: function-without-fde's business (object.c) */
-	if (fde.signal || emu_sframe_rule(cx->t->sframe, &fde, &fre, &fd.row) || fd.row.outermost) {
+	if (lk.signal || !lk.have_rule || lk.rule.outermost) {
 		out->st.not_checked++;
 		return VERIFY_ROW_NOT_CHECKED;
 	}
+	fd.row = lk.rule;
 	fd.have_row = true;
-	fd.fre_start = fre.start;
-	fd.func_start = fde.func_start;
+	fd.jit = lk.jit;
+	fd.fre_start = lk.row_start;
+	fd.func_start = lk.func_start;
+	if (lk.jit) {	/* an entry of the function analysed: offsets from its start */
+		fd.func_start = f->start;
+		fd.fre_start = (uint32_t)(lk.func_start - f->start);
+	}
 	section_of(cx, in->addr, &fd);
 	if (!s->reached) {
 		kind = unreached(f, in, &fd, out, u);

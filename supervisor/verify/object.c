@@ -322,6 +322,46 @@ static void run_free(struct vrun *r)
 	free(r->roots);
 }
 
+/* The shared part of a run, once its functions are known: passes, then findings sorted. */
+static int run_functions(struct vrun *r, struct verify_result *out, bool coverage)
+{
+	const struct verify_target *t = r->t;
+	int err = 0;
+
+	r->cx.starts = r->starts;
+	r->cx.nstarts = r->nfn;
+	r->cx.noret = calloc(r->nfn ? r->nfn : 1, 1);
+	r->cx.anchor = t->text->n ? t->text->vma[0].start : 0;
+	reset_cache(&r->cx);
+	if (!r->cx.noret)
+		err = -ENOMEM;
+	if (!err)
+		err = passes(r, out);
+	if (!err && coverage)
+		err = vcoverage_check(&r->cx, &r->f, r->fn, r->nfn, out);
+	if (out->n)
+		qsort(out->f, out->n, sizeof(*out->f), cmp_finding);
+	run_free(r);
+	return err;
+}
+
+int verify_function(const struct verify_target *t, uint64_t start, uint64_t end,
+		    const char *name, struct verify_result *out)
+{
+	struct vrun r = { .t = t, .cx = { .t = t }, .nfn = 1 };
+
+	r.cx.dec = vdecoder_new();
+	r.fn = calloc(1, sizeof(*r.fn));
+	r.starts = calloc(1, sizeof(*r.starts));
+	if (!r.cx.dec || !r.fn || !r.starts) {
+		run_free(&r);
+		return -ENOMEM;
+	}
+	r.fn[0] = (struct vfn){ .start = start, .end = end, .fde_end = end, .name = name };
+	r.starts[0] = start;
+	return run_functions(&r, out, false);
+}
+
 int verify_run(const struct verify_target *t, struct verify_result *out)
 {
 	struct vrun r = { .t = t, .cx = { .t = t } };
@@ -329,19 +369,9 @@ int verify_run(const struct verify_target *t, struct verify_result *out)
 
 	r.cx.dec = vdecoder_new();
 	err = r.cx.dec ? collect(&r, &out->st) : -ENOMEM;
-	r.cx.starts = r.starts;
-	r.cx.nstarts = r.nfn;
-	r.cx.noret = calloc(r.nfn ? r.nfn : 1, 1);
-	r.cx.anchor = t->text->n ? t->text->vma[0].start : 0;
-	reset_cache(&r.cx);
-	if (!err && !r.cx.noret)
-		err = -ENOMEM;
-	if (!err)
-		err = passes(&r, out);
-	if (!err)
-		err = vcoverage_check(&r.cx, &r.f, r.fn, r.nfn, out);
-	if (out->n)
-		qsort(out->f, out->n, sizeof(*out->f), cmp_finding);
-	run_free(&r);
-	return err;
+	if (err) {
+		run_free(&r);
+		return err;
+	}
+	return run_functions(&r, out, true);
 }

@@ -94,7 +94,7 @@ static const char *dwarf_text(uint8_t d)
 /*
  * Where @fd is: "func+0x5" (" (.sec)" outside .text); without a symbol
  * "fde#12 (0x1129)+0x5 (.text+0xee)", the offset in the FDE's function then
- * in the section; without either ".sec+0xee".
+ * in the section; JIT code "[jit 0x7f..]+0x5"; without either ".sec+0xee".
  */
 static void where(const struct verify_finding *fd, char *b, size_t n)
 {
@@ -104,6 +104,8 @@ static void where(const struct verify_finding *fd, char *b, size_t n)
 		snprintf(b, n, "%s+%#llx", fd->function, off);
 		if (fd->section[0] && strcmp(fd->section, ".text"))
 			snprintf(b + strlen(b), n - strlen(b), " (%s)", fd->section);
+	} else if (fd->jit) {
+		snprintf(b, n, "[jit %#llx]+%#llx", (unsigned long long)fd->func_start, off);
 	} else if (fd->have_fde) {
 		snprintf(b, n, "fde#%u (%#llx)+%#llx", fd->fde, (unsigned long long)fd->func_start,
 			 off);
@@ -158,7 +160,13 @@ static void what(const struct verify_finding *fd, char *b, size_t n)
 		return;
 	}
 	columns(fd, code, row, sizeof(code));
-	snprintf(b, n, "the code says %s, the row (FRE at +%#x) %s", code, fd->fre_start, row);
+	if (fd->jit)
+		snprintf(b, n, "the code says %s, the JIT entry [%#llx, %#llx) %s", code,
+			 (unsigned long long)(fd->func_start + fd->fre_start),
+			 (unsigned long long)fd->row.code_end, row);
+	else
+		snprintf(b, n, "the code says %s, the row (FRE at +%#x) %s", code, fd->fre_start,
+			 row);
 	if (fd->dwarf == VERIFY_DWARF_CODE || fd->dwarf == VERIFY_DWARF_ROW)
 		snprintf(b + strlen(b), n - strlen(b), "; .eh_frame agrees with the %s",
 			 fd->dwarf == VERIFY_DWARF_CODE ? "code" : "row");
@@ -166,6 +174,20 @@ static void what(const struct verify_finding *fd, char *b, size_t n)
 		snprintf(b + strlen(b), n - strlen(b), "; .eh_frame agrees with neither");
 	else if (fd->dwarf == VERIFY_DWARF_EXPR)
 		snprintf(b + strlen(b), n - strlen(b), "; .eh_frame has a DWARF expression there");
+}
+
+void verify_finding_explain(const struct verify_finding *fd, char *buf, size_t size)
+{
+	what(fd, buf, size);
+}
+
+const char *verify_table_name(const struct verify_object_info *o, char *buf, size_t size)
+{
+	if (!o->version)
+		snprintf(buf, size, "JIT tables");
+	else
+		snprintf(buf, size, "SFrame v%u", o->version);
+	return buf;
 }
 
 void verify_finding_text(const struct verify_finding *fd, uint64_t bias, char *buf, size_t size)
@@ -205,10 +227,10 @@ void verify_summary_text(const struct verify_result *r, char *buf, size_t size)
 void verify_print(FILE *f, const struct verify_object_info *o, const struct verify_result *r,
 		  bool all)
 {
-	char line[1024];
+	char line[1024], table[32];
 
 	verify_summary_text(r, line, sizeof(line));
-	fprintf(f, "%s: SFrame v%u: %s\n", o->name, o->version, line);
+	fprintf(f, "%s: %s: %s\n", o->name, verify_table_name(o, table, sizeof(table)), line);
 	for (size_t i = 0; i < r->n; i++) {
 		if (!all && !verify_is_mismatch(r->f[i].kind))
 			continue;
@@ -434,5 +456,9 @@ json_t *verify_result_json(const struct verify_object_info *o, const struct veri
 		      "findings_dropped", (json_int_t)r->dropped, "findings", a ? a : json_array());
 	if (j && o->bias)
 		json_object_set_new(j, "bias", hex(o->bias));
+	if (j && !o->version) {		/* a JIT registration's tables: no SFrame header */
+		json_object_del(j, "sframe");
+		json_object_set_new(j, "jit", json_pack("{s:I}", "entries", (json_int_t)o->fres));
+	}
 	return j;
 }

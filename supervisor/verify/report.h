@@ -15,7 +15,8 @@
 /**
  * struct verify_object_info - what the report says of the object checked
  * @name: its path (or how it is known)
- * @version, @fdes, @fres: its SFrame header's
+ * @version, @fdes, @fres: its SFrame header's (@version 0: a JIT
+ *	registration's tables, @fres their entries checked)
  * @bias: run-time minus link-time addresses (0 for a file); findings are
  *	printed at run-time addresses, with their file address when @bias is set
  */
@@ -32,6 +33,15 @@ struct verify_object_info {
  * @bias: subtracted for the file address shown beside a run-time one (0: none)
  */
 void verify_finding_text(const struct verify_finding *fd, uint64_t bias, char *buf, size_t size);
+
+/**
+ * verify_finding_explain() - what @fd says, without where: "the code says
+ * CFA = SP+40, the JIT entry [0x.., 0x..) CFA = SP+24", into @buf
+ */
+void verify_finding_explain(const struct verify_finding *fd, char *buf, size_t size);
+
+/** verify_table_name() - "SFrame v2", or "JIT tables" for @o's version 0, into @buf. */
+const char *verify_table_name(const struct verify_object_info *o, char *buf, size_t size);
 
 /**
  * verify_print() - the summary of @r for @o, then its findings (@all: every

@@ -20,6 +20,7 @@
  *	that process's addresses)
  * @err: why it could not be checked ("" when it was)
  * @ms: how long the check took
+ * @fn, @nfn: a JIT registration's functions checked so far, [start, end) each
  */
 struct vs_object {
 	char key[160];
@@ -30,6 +31,10 @@ struct vs_object {
 	struct verify_result r;
 	char err[160];
 	double ms;
+	struct vs_range {
+		uint64_t start, end;
+	} *fn;
+	size_t nfn;
 };
 
 /** struct vs_instance - where a process has a checked object's text */
@@ -64,6 +69,7 @@ void verify_session_free(struct verify_session *v)
 	for (size_t i = 0; i < v->nobj; i++) {
 		verify_result_free(&v->obj[i].r);
 		free(v->obj[i].name);
+		free(v->obj[i].fn);
 	}
 	free(v->obj);
 	free(v->inst);
@@ -181,7 +187,7 @@ static bool open_file(struct verify_elf *e, pid_t pid, const char *name,
 
 static void log_object(struct verify_session *v, const struct vs_object *o)
 {
-	char line[1024];
+	char line[1024], table[32];
 	size_t shown = 0;
 
 	if (o->err[0]) {
@@ -189,8 +195,8 @@ static void log_object(struct verify_session *v, const struct vs_object *o)
 		return;
 	}
 	verify_summary_text(&o->r, line, sizeof(line));
-	log_note(v->log, "verify: %s (pid %d, %.0f ms): SFrame v%u: %s", o->name, (int)o->pid,
-		 o->ms, o->info.version, line);
+	log_note(v->log, "verify: %s (pid %d, %.0f ms): %s: %s", o->name, (int)o->pid, o->ms,
+		 verify_table_name(&o->info, table, sizeof(table)), line);
 	for (size_t i = 0; i < o->r.n; i++) {
 		if (!verify_is_mismatch(o->r.f[i].kind) || shown++ >= LOG_FINDINGS)
 			continue;
@@ -225,11 +231,49 @@ static void check(struct vs_object *o, const struct emu_registration *reg,
 		verify_elf_close(&e);
 }
 
+/*
+ * A new object @key named @name, where process @pid has its text at
+ * [@start, @end), at the end of @v->obj (not counted in @v->nobj yet);
+ * NULL on ENOMEM (logged).
+ */
+static struct vs_object *new_object(struct verify_session *v, pid_t pid, const char *key,
+				    const char *name, uint64_t start, uint64_t end)
+{
+	struct vs_object *n = realloc(v->obj, (v->nobj + 1) * sizeof(*n));
+	struct vs_instance *in = realloc(v->inst, (v->ninst + 1) * sizeof(*in));
+
+	if (n)
+		v->obj = n;
+	if (in)
+		v->inst = in;
+	if (!n || !in)
+		goto nomem;
+	n = &v->obj[v->nobj];
+	*n = (struct vs_object){ .name = strdup(name), .pid = pid, .text_start = start };
+	if (!n->name)
+		goto nomem;
+	snprintf(n->key, sizeof(n->key), "%s", key);
+	v->inst[v->ninst++] = (struct vs_instance){ .pid = pid, .start = start, .end = end,
+						     .obj = v->nobj };
+	return n;
+nomem:
+	log_line(v->log, "verify: %s: out of memory", name);
+	return NULL;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 void verify_session_check(struct verify_session *v, pid_t pid, const struct emu_registration *reg,
 			  const struct emu_accessor *mem)
 {
 	char key[160], name[4096];
-	struct timespec t0, t1;
+	struct timespec t0;
 	struct vs_object *n;
 	long i;
 
@@ -241,26 +285,117 @@ void verify_session_check(struct verify_session *v, pid_t pid, const struct emu_
 		add_instance(v, pid, reg, (size_t)i);
 		return;
 	}
-	n = realloc(v->obj, (v->nobj + 1) * sizeof(*n));
-	if (!n) {
-		log_line(v->log, "verify: %s: out of memory", name);
+	n = new_object(v, pid, key, name, reg->text_start, reg->text_end);
+	if (!n)
 		return;
-	}
-	v->obj = n;
-	n = &v->obj[v->nobj];
-	*n = (struct vs_object){ .name = strdup(name), .pid = pid, .text_start = reg->text_start };
-	snprintf(n->key, sizeof(n->key), "%s", key);
-	if (!n->name || add_instance(v, pid, reg, v->nobj)) {
-		free(n->name);
-		log_line(v->log, "verify: %s: out of memory", name);
-		return;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	check(n, reg, mem);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	n->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	n->ms = ms_since(&t0);
 	v->nobj++;
 	log_object(v, n);
+}
+
+static void jit_key(char *key, size_t n, pid_t pid, uint64_t text_start)
+{
+	snprintf(key, n, "jit:%d:%#" PRIx64, (int)pid, text_start);
+}
+
+/* The function of @o (a JIT registration's object) holding @ip, or NULL. */
+static const struct vs_range *jit_function_at(const struct vs_object *o, uint64_t ip)
+{
+	for (size_t i = 0; i < o->nfn; i++)
+		if (ip >= o->fn[i].start && ip < o->fn[i].end)
+			return &o->fn[i];
+	return NULL;
+}
+
+bool verify_session_jit_checked(const struct verify_session *v, pid_t pid, uint64_t text_start,
+				uint64_t ip)
+{
+	char key[160];
+	long i;
+
+	jit_key(key, sizeof(key), pid, text_start);
+	i = find_object(v, key);
+	return i >= 0 && jit_function_at(&v->obj[i], ip);
+}
+
+/* @j's object in @v, made when new; NULL on ENOMEM. */
+static struct vs_object *jit_object(struct verify_session *v, pid_t pid, const struct verify_jit *j)
+{
+	char key[160], name[64];
+	struct vs_object *o;
+	long i;
+
+	jit_key(key, sizeof(key), pid, j->text_start);
+	i = find_object(v, key);
+	if (i >= 0)
+		return &v->obj[i];
+	snprintf(name, sizeof(name), "[jit %#" PRIx64 "-%#" PRIx64 "]", j->text_start,
+		 j->text_end);
+	o = new_object(v, pid, key, name, j->text_start, j->text_end);
+	if (o) {
+		o->info = (struct verify_object_info){ .name = o->name };
+		v->nobj++;
+	}
+	return o;
+}
+
+/* Is @f a mismatch in [@start, @end)? */
+static bool mismatch_in(const struct verify_finding *f, uint64_t start, uint64_t end)
+{
+	return verify_is_mismatch(f->kind) && f->start >= start && f->start < end;
+}
+
+/* Log what the check of [@start, @end) found, when it found a mismatch (JIT functions are many). */
+static void log_jit_function(struct verify_session *v, const struct vs_object *o, uint64_t start,
+			     uint64_t end, const char *name, double ms)
+{
+	char line[1024];
+	size_t i = 0;
+
+	while (i < o->r.n && !mismatch_in(&o->r.f[i], start, end))
+		i++;
+	if (i == o->r.n)
+		return;
+	log_note(v->log, "verify: %s %s [%#" PRIx64 ", %#" PRIx64 ") (pid %d, %.1f ms): JIT "
+		 "entries checked", o->name, name ? name : "function", start, end, (int)o->pid, ms);
+	for (; i < o->r.n; i++) {
+		if (!mismatch_in(&o->r.f[i], start, end))
+			continue;
+		verify_finding_text(&o->r.f[i], 0, line, sizeof(line));
+		log_note(v->log, "verify:   %s", line);
+	}
+}
+
+void verify_session_check_jit(struct verify_session *v, pid_t pid, const struct verify_jit *j,
+			      uint64_t start, uint64_t end, const char *name)
+{
+	struct vs_object *o = jit_object(v, pid, j);
+	struct vs_range *fn;
+	struct timespec t0;
+	double ms;
+	int err;
+
+	if (!o || jit_function_at(o, start))
+		return;
+	fn = realloc(o->fn, (o->nfn + 1) * sizeof(*fn));
+	if (!fn) {
+		log_line(v->log, "verify: %s: out of memory", o->name);
+		return;
+	}
+	o->fn = fn;
+	o->fn[o->nfn++] = (struct vs_range){ start, end };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = verify_jit_check(j, start, end, name, &o->r);
+	ms = ms_since(&t0);
+	o->ms += ms;
+	o->info.fres = o->r.st.rows;
+	if (err)
+		log_line(v->log, "verify: %s [%#" PRIx64 ", %#" PRIx64 "): not checked: %s",
+			 o->name, start, end, strerror(-err));
+	else
+		log_jit_function(v, o, start, end, name, ms);
 }
 
 void verify_session_summary(const struct verify_session *v, FILE *f)

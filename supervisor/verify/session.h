@@ -2,6 +2,7 @@
 /*
  * codectl-run --verify: every SFrame section registered (at exec, by the
  * loader module, by any front-end) checked against the code it describes,
+ * and every JIT function a sample walks through against its table entries,
  * read from the traced process, once per object (its build id, else the
  * file's device and inode, and the segment's offset in it). Symbols and
  * .eh_frame come from the object's file when it is readable. What was found
@@ -17,6 +18,7 @@
 
 #include "emu/registry.h"
 #include "supervisor/core/log.h"
+#include "jit_check.h"
 #include "verify.h"
 
 struct verify_session;
@@ -35,6 +37,24 @@ void verify_session_free(struct verify_session *v);
  */
 void verify_session_check(struct verify_session *v, pid_t pid, const struct emu_registration *reg,
 			  const struct emu_accessor *mem);
+
+/**
+ * verify_session_jit_checked() - was the JIT function holding @ip, in the
+ * JIT registration at @text_start of process @pid, checked already?
+ */
+bool verify_session_jit_checked(const struct verify_session *v, pid_t pid, uint64_t text_start,
+				uint64_t ip);
+
+/**
+ * verify_session_check_jit() - the JIT function [@start, @end) (named
+ * @name, or NULL) of @j, a JIT registration of process @pid, was sampled:
+ * hold its table entries to its code as they are now (JIT tables grow
+ * without a system call: a function is checked when a sample first walks
+ * through it). Its findings join the registration's object, "[jit
+ * 0xSTART-0xEND]"; logged as they are found. Failures are logged, never fatal.
+ */
+void verify_session_check_jit(struct verify_session *v, pid_t pid, const struct verify_jit *j,
+			      uint64_t start, uint64_t end, const char *name);
 
 /** verify_session_summary() - the exit summary's lines of what was checked and found. */
 void verify_session_summary(const struct verify_session *v, FILE *f);

@@ -120,6 +120,7 @@ struct verify_range {
  *	@func_start (mismatches and unknown findings of an FDE's function)
  * @have_row, @row, @fre_start: the SFrame row in effect at @start and the
  *	start of its FRE (an offset in the function; PCMASK: in the block)
+ * @jit: the row is a JIT table entry, [@func_start, @row.code_end)
  * @code: what the code implies at @start (mismatches)
  * @why, @why_at: for unknown, why and the address that caused it
  * @cause: for unknown at a merge, what disagreed there and on which path
@@ -138,6 +139,7 @@ struct verify_finding {
 	uint8_t dwarf;
 	bool have_row;
 	bool have_fde;
+	bool jit;
 	uint32_t fde;
 	uint64_t start;
 	uint64_t end;
@@ -284,9 +286,39 @@ struct verify_symbols {
 typedef int (*verify_dwarf_fn)(void *ctx, uint64_t addr, struct emu_unwind_rule *out);
 
 /**
+ * struct verify_lookup - the row in effect at an address, as the unwinder
+ *	would find it
+ * @fde, @num_rows: its FDE's index and rows (a JIT entry: 0 and 1)
+ * @func_start, @func_size: the code its FDE describes (a JIT entry: its own
+ *	range, [ip_off, ip_off + size) from the text's start)
+ * @row_start: its FRE's start, an offset from @func_start (a JIT entry: 0)
+ * @signal: a signal trampoline's (not checked)
+ * @jit: a JIT table entry
+ * @have_rule, @rule: its rule, when it could be translated
+ */
+struct verify_lookup {
+	uint32_t fde;
+	uint32_t num_rows;
+	uint64_t func_start;
+	uint64_t func_size;
+	uint32_t row_start;
+	bool signal;
+	bool jit;
+	bool have_rule;
+	struct emu_unwind_rule rule;
+};
+
+/**
+ * verify_lookup_fn - the row in effect at @addr into @out
+ * Return: 0, or -ENOENT when no row covers @addr (other errors: the same).
+ */
+typedef int (*verify_lookup_fn)(void *ctx, uint64_t addr, struct verify_lookup *out);
+
+/**
  * struct verify_target - what to check (nothing owned)
  * @sframe: the section, validated by emu (emu_sframe_load()) at its
- *	run-time address
+ *	run-time address (verify_run(); verify_function() needs only @lookup)
+ * @lookup, @lookup_ctx: the rows, when not @sframe's (a JIT table)
  * @mem: the object's memory at run-time addresses (code, jump tables, GOT)
  * @text: the executable ranges checked; FDEs outside them are skipped
  * @syms: function symbols, imports and sections, or NULL
@@ -299,6 +331,8 @@ typedef int (*verify_dwarf_fn)(void *ctx, uint64_t addr, struct emu_unwind_rule 
  */
 struct verify_target {
 	const struct emu_sframe_section *sframe;
+	verify_lookup_fn lookup;
+	void *lookup_ctx;
 	const struct emu_accessor *mem;
 	const struct emu_mappings *text;
 	const struct verify_symbols *syms;
@@ -317,8 +351,27 @@ struct verify_target {
  */
 int verify_run(const struct verify_target *t, struct verify_result *out);
 
+/**
+ * verify_function() - check the rows @t->lookup finds in the function
+ * [@start, @end) (named @name, or NULL), entered as the ABI says, against
+ * its code: a JIT function, whose bounds the JIT's perf map or its table
+ * gives. @out as for verify_run().
+ * Return: 0, or -ENOMEM.
+ */
+int verify_function(const struct verify_target *t, uint64_t start, uint64_t end,
+		    const char *name, struct verify_result *out);
+
 /** verify_result_free() - release the findings and rows of @r (its counts stay). */
 void verify_result_free(struct verify_result *r);
+
+/** verify_finding_covers() - is @addr among @fd's instructions (an unknown finding: its ranges)? */
+static inline bool verify_finding_covers(const struct verify_finding *fd, uint64_t addr)
+{
+	for (uint32_t i = 0; i < fd->nranges; i++)
+		if (addr >= fd->range[i].start && addr < fd->range[i].end)
+			return true;
+	return !fd->nranges && addr >= fd->start && addr < fd->end;
+}
 
 /** verify_kind_name() - "cfa-mismatch", ... for @k. */
 const char *verify_kind_name(unsigned int k);

@@ -195,6 +195,36 @@ Test(jit, demo_stacks_are_the_true_chains)
 	case_free(&c);
 }
 
+/*
+ * --verify holds the demo's JIT entries to its code, each function the
+ * first time a sample walks through it: every one true, so the JIT object
+ * has rows and instructions checked and no finding, and the run says so.
+ */
+Test(jit, demo_tables_verified_against_the_code)
+{
+	json_t *root, *o, *jit = NULL;
+	struct jit_case c;
+	size_t i;
+
+	case_init(&c);
+	case_run(&c, ARGS("--no-crosscheck", "--verify"), ARGS("--threads", "2", "--seconds", "1"));
+	cr_assert_eq(c.r.status, 0, "%s%s", c.r.out, c.r.log);
+	root = json_load_file(c.json, 0, NULL);
+	cr_assert_not_null(root);
+	json_array_foreach(json_object_get(root, "verify"), i, o)
+		if (json_object_get(o, "jit"))
+			jit = o;
+	cr_assert_not_null(jit, "%s", c.r.log);
+	cr_assert_eq(json_integer_value(json_object_get(jit, "mismatches")), 0, "%s", c.r.log);
+	cr_assert_eq(json_integer_value(json_object_get(jit, "undecided")), 0, "%s", c.r.log);
+	cr_assert_geq(json_integer_value(json_object_get(jit, "rows")), 10);
+	cr_assert_geq(json_integer_value(json_object_get(jit, "decided")), 50);
+	cr_assert(strstr(c.r.log, "codectl-run: verify: 2 objects checked, 0 findings"), "%s",
+		  c.r.log);
+	json_decref(root);
+	case_free(&c);
+}
+
 Test(jit, tables_growing_while_sampled_never_show_unpublished_entries)
 {
 	unsigned long fns = 0, chains = 0, tables = 0;

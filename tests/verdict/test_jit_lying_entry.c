@@ -13,6 +13,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "verdict_run.h"
@@ -29,6 +30,28 @@ static bool lie_at(json_t *s, const void *ctx)
 	return off >= LIE_START && off < LIE_END;
 }
 
+/* jit_spin's address, from @s (a sample in it). */
+static unsigned long long jit_spin_at(json_t *s)
+{
+	return verdict_ip(verdict_frame(s, false, 0)) -
+	       (unsigned long long)verdict_frame0_offset(s, "jit_spin");
+}
+
+/*
+ * The reason names the entry and what the code says there (the verifier's
+ * analysis of jit_spin, read from the process).
+ */
+static void check_reason(json_t *s)
+{
+	unsigned long long at = jit_spin_at(s);
+	char want[512];
+
+	snprintf(want, sizeof(want), "frame 1, by a jit step, is not-code; the code says CFA = "
+		 "SP+32 = FP+32, the JIT entry [%#llx, %#llx) CFA = FP+16", at + LIE_START,
+		 at + LIE_END);
+	cr_assert_str_eq(verdict_str(s, "reason"), want);
+}
+
 static void check_lie(json_t *s)
 {
 	json_t *ours = verdict_frame(s, false, 1), *ref = verdict_frame(s, true, 1);
@@ -42,6 +65,7 @@ static void check_lie(json_t *s)
 	cr_assert_str_eq(verdict_str(ours, "why"), "not-code");
 	cr_assert_eq(verdict_ip(ref), 0x3e8);
 	cr_assert_str_eq(verdict_str(ref, "why"), "not-code");
+	check_reason(s);
 }
 
 Test(verdict, jit_lying_entry)
@@ -70,5 +94,55 @@ Test(verdict, jit_lying_entry)
 	cr_assert_eq(verdict_count(&v, "verified") + verdict_system_skips(&v) + (long long)in_lie,
 		     verdict_count(&v, "total"));
 	cr_assert_eq(json_integer_value(json_object_get(v.j, "check_failures")), (long long)in_lie);
+	verdict_free(&v);
+}
+
+/* The verifier's finding for the JIT registration in the report's "verify" array. */
+static json_t *jit_object(const struct verdict_run *v)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(json_object_get(v->j, "verify"), i, o)
+		if (json_object_get(o, "jit"))
+			return o;
+	return NULL;
+}
+
+/*
+ * --verify checks JIT tables too: jit_spin, sampled, is checked against its
+ * code (before: "1 object checked, 0 findings", JIT tables not looked at).
+ * One finding, the lie: [+0x0d, +0x13), the code's CFA = FP + 32 where the
+ * entry says FP + 16; its six entries and ten instructions checked.
+ */
+Test(verdict, jit_lying_entry_verified)
+{
+	const struct verdict_place place = { lie_at, NULL, 1, "samples in the lie" };
+	const char *const opts[] = { "--verify", NULL };
+	unsigned long long at = 0;
+	struct verdict_run v;
+	json_t *s, *o, *fd;
+	size_t i;
+
+	verdict_run_until(&v, "jit_lying_entry", opts, NULL, &place, 1);
+	verdict_remove_perf_map(&v);
+	o = jit_object(&v);
+	cr_assert_not_null(o, "%s", v.r.log);
+	/* the report's "verify" is the first run's: its process's JIT page */
+	json_array_foreach(verdict_stacks(&v), i, s)
+		if (lie_at(s, NULL) && json_integer_value(json_object_get(s, "pid")) ==
+				       json_integer_value(json_object_get(o, "pid")))
+			at = jit_spin_at(s);
+	cr_assert_neq(at, 0);
+	cr_assert_eq(json_integer_value(json_object_get(o, "mismatches")), 1, "%s", v.r.log);
+	cr_assert_eq(json_integer_value(json_object_get(o, "rows")), 6);
+	cr_assert_eq(json_integer_value(json_object_get(o, "instructions")), 10);
+	fd = json_array_get(json_object_get(o, "findings"), 0);
+	cr_assert_str_eq(verdict_str(fd, "kind"), "cfa-mismatch");
+	cr_assert_str_eq(verdict_str(fd, "function"), "jit_spin");
+	cr_assert_eq(strtoull(verdict_str(fd, "start"), NULL, 16), at + LIE_START);
+	cr_assert_eq(strtoull(verdict_str(fd, "end"), NULL, 16), at + LIE_END);
+	cr_assert_str_eq(verdict_str(fd, "code"), "CFA = SP+32 = FP+32");
+	cr_assert_str_eq(verdict_str(fd, "row"), "CFA = FP+16");
 	verdict_free(&v);
 }
