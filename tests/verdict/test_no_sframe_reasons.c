@@ -60,19 +60,10 @@ static bool has_sframe(const char *path)
 	return found;
 }
 
-/* Is one of our frames of @s in @fn? */
-static bool through(json_t *s, const char *fn)
-{
-	for (size_t k = 0; k < verdict_frames(s, false); k++)
-		if (verdict_sym_in(verdict_frame(s, false, k), fn))
-			return true;
-	return false;
-}
-
 /* Is @s in reason_inner of the library @runner ("run_gc", "run_order", "run_stale") calls? */
 static bool in_lib(json_t *s, const void *runner)
 {
-	return verdict_frame0_in(s, "reason_inner") && through(s, runner);
+	return verdict_frame0_in(s, "reason_inner") && verdict_through(s, runner);
 }
 
 /*

@@ -16,15 +16,6 @@
 #define LIB_B VERDICT_DIR "/same-b/libsame.so"
 #define REASON(lib) "no .sframe in " lib ": frame-pointer fallback"
 
-/* Is one of our frames of @s in @fn? */
-static bool through(json_t *s, const void *fn)
-{
-	for (size_t k = 0; k < verdict_frames(s, false); k++)
-		if (verdict_sym_in(verdict_frame(s, false, k), fn))
-			return true;
-	return false;
-}
-
 /* @s, in the library run_a or run_b called, holds the path @lib. */
 static void check_in(json_t *s, const char *lib, const char *reason)
 {
@@ -37,8 +28,8 @@ static void check_in(json_t *s, const char *lib, const char *reason)
 Test(verdict, same_name_libs)
 {
 	const struct verdict_place places[] = {
-		{ through, "run_a", 10, "samples under run_a" },
-		{ through, "run_b", 10, "samples under run_b" },
+		{ verdict_through, "run_a", 10, "samples under run_a" },
+		{ verdict_through, "run_b", 10, "samples under run_b" },
 	};
 	struct verdict_run v;
 	size_t i, n_a = 0, n_b = 0;
@@ -50,10 +41,10 @@ Test(verdict, same_name_libs)
 	json_array_foreach(verdict_stacks(&v), i, s) {
 		bool spin = verdict_frame0_in(s, "reason_inner") || verdict_frame0_in(s, "reason_spin");
 
-		if (spin && through(s, "run_a")) {
+		if (spin && verdict_through(s, "run_a")) {
 			check_in(s, LIB_A, REASON(LIB_A));
 			n_a++;
-		} else if (spin && through(s, "run_b")) {
+		} else if (spin && verdict_through(s, "run_b")) {
 			check_in(s, LIB_B, REASON(LIB_B));
 			n_b++;
 		}

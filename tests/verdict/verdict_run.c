@@ -199,6 +199,14 @@ bool verdict_in_function(json_t *stack, const void *fn)
 	return verdict_frame0_in(stack, fn);
 }
 
+bool verdict_through(json_t *stack, const void *fn)
+{
+	for (size_t k = 0; k < verdict_frames(stack, false); k++)
+		if (verdict_sym_in(verdict_frame(stack, false, k), fn))
+			return true;
+	return false;
+}
+
 bool verdict_class_is(json_t *stack, const char *cls)
 {
 	return verdict_is(stack, "class", cls);

@@ -97,6 +97,12 @@ bool verdict_frame0_in(json_t *stack, const char *fn);
 /** verdict_in_function() - verdict_frame0_in() as a struct verdict_place test (@fn a char *). */
 bool verdict_in_function(json_t *stack, const void *fn);
 
+/**
+ * verdict_through() - is one of our frames of @stack in function @fn (a
+ * char *; the shape of a struct verdict_place test)?
+ */
+bool verdict_through(json_t *stack, const void *fn);
+
 /** verdict_class_is() - is @stack's class @cls? */
 bool verdict_class_is(json_t *stack, const char *cls);
 
