@@ -87,11 +87,25 @@ static const char *object_at(const struct walk_env *env, uint64_t ip, enum objec
 	return how == OBJECT_PATH ? symbols_object_path(sym, ip) : symbols_object_label(sym, ip);
 }
 
+/*
+ * A frame's name: its symbol, else (JIT code the perf map does not name)
+ * "[jit+0xOFF]" from the JIT code area's start, as an object's code without
+ * a symbol is "[object+0xOFF]". The latter is valid until the next call.
+ */
 static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
 {
 	const struct walk_env *env = ctx;
+	const char *name = symbols_name(&env->oracles->sym, ip, caller);
+	const struct emu_registration *reg;
 
-	return symbols_name(&env->oracles->sym, ip, caller);
+	if (name && name[0] != '0')
+		return name;
+	reg = emu_registry_find_jit(env->registry, caller && ip ? ip - 1 : ip);
+	if (!reg)
+		return name;
+	snprintf(env->buf->jit_name, sizeof(env->buf->jit_name), "[jit+%#llx]",
+		 (unsigned long long)(ip - reg->text_start));
+	return env->buf->jit_name;
 }
 
 /* The path of a frame's object: a caller's at its call (RA - 1), as it is named. */

@@ -35,7 +35,8 @@ enum walk_bytes {
  *	entries each (our frames, their IPs, libunwind's and elfutils' IPs,
  *	and per frame the flags and plausibility of each walk), the sample's
  *	memory reader, the walking thread's oracle state (struct
- *	oracle_walker: these buffers are used by one thread), the reason's text
+ *	oracle_walker: these buffers are used by one thread), the reason's text,
+ *	an unnamed JIT frame's name
  */
 struct walk_buffers {
 	unsigned int max;
@@ -50,6 +51,7 @@ struct walk_buffers {
 	struct oracle_walker walker;
 	char reason[1024];
 	char missing[64];
+	char jit_name[32];
 };
 
 /** walk_buffers_init() - buffers for walks of @max frames; 0 or -ENOMEM. */

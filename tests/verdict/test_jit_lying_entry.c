@@ -146,3 +146,56 @@ Test(verdict, jit_lying_entry_verified)
 	cr_assert_str_eq(verdict_str(fd, "row"), "CFA = FP+16");
 	verdict_free(&v);
 }
+
+/* The offset in "[jit+0xOFF]" of @s's frame 0 (an unnamed JIT frame), or -1. */
+static long long unnamed_offset(json_t *s)
+{
+	unsigned long long off;
+	char end;
+
+	if (sscanf(verdict_symbol(s, 0), "[jit+%llx%c", &off, &end) != 2 || end != ']')
+		return -1;
+	return (long long)off;
+}
+
+static bool unnamed_lie_at(json_t *s, const void *ctx)
+{
+	long long off = unnamed_offset(s);
+
+	(void)ctx;
+	return off >= LIE_START && off < LIE_END;
+}
+
+/*
+ * Without a perf map, JIT frames are "[jit+0xOFF]" from the code area's
+ * start, never bare addresses (before: "0x7f..."), and the reason is the
+ * same: jit_spin's bounds come from its run of adjacent entries.
+ */
+Test(verdict, jit_lying_entry_unnamed)
+{
+	const struct verdict_place place = { unnamed_lie_at, NULL, 21, "samples in the lie" };
+	const char *const args[] = { "no-perf-map", NULL };
+	unsigned long long at;
+	struct verdict_run v;
+	size_t i, in_lie = 0;
+	char want[512];
+	json_t *s;
+
+	verdict_run_until(&v, "jit_lying_entry", NULL, args, &place, 1);
+	cr_assert_eq(v.r.status, 3, "%s", v.r.log);
+	json_array_foreach(verdict_stacks(&v), i, s) {
+		if (!verdict_is(verdict_frame(s, false, 0), "object", "[jit]"))
+			continue;
+		cr_assert_geq(unnamed_offset(s), 0, "%s", json_dumps(s, 0));
+		if (!unnamed_lie_at(s, NULL))
+			continue;
+		in_lie++;
+		at = verdict_ip(verdict_frame(s, false, 0)) - (unsigned long long)unnamed_offset(s);
+		snprintf(want, sizeof(want), "frame 1, by a jit step, is not-code; the code says "
+			 "CFA = SP+32 = FP+32, the JIT entry [%#llx, %#llx) CFA = FP+16",
+			 at + LIE_START, at + LIE_END);
+		cr_assert_str_eq(verdict_str(s, "reason"), want);
+	}
+	cr_assert_gt(in_lie, 20, "%zu samples in the lie", in_lie);
+	verdict_free(&v);
+}
