@@ -36,6 +36,8 @@ enum {
 	OPT_NO_CROSSCHECK,
 	OPT_JSON,
 	OPT_JSON_ALL,
+	OPT_FOLDED_ALL,
+	OPT_NO_FOLDED_ROOT,
 	OPT_FOLDED,
 	OPT_CHECK,
 	OPT_KERNEL,
@@ -75,6 +77,8 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "json-all", required_argument, NULL, OPT_JSON_ALL },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "folded-all", required_argument, NULL, OPT_FOLDED_ALL },
+	{ "no-folded-root", no_argument, NULL, OPT_NO_FOLDED_ROOT },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -146,7 +150,12 @@ static void usage(FILE *f)
 		"      --no-crosscheck     do not unwind samples with libunwind too\n"
 		"      --json FILE         machine-readable report (-: standard output)\n"
 		"      --json-all FILE     the same, with every sample's stack\n"
-		"      --folded FILE       folded stacks (outer;...;inner count) for flame graphs\n"
+		"      --folded FILE       folded stacks (comm-TGID/TID;outer;...;inner count) for\n"
+		"                          flame graphs, each cut at its first frame judged wrong\n"
+		"                          or unverifiable ([wrong: WHY], [unverified],\n"
+		"                          [past-coverage] in its place)\n"
+		"      --folded-all FILE   the same, every frame of our walk kept\n"
+		"      --no-folded-root    no comm-TGID/TID root frame\n"
 		"      --check             exit with status 3 when a sample's covered part is\n"
 		"                          wrong (an implausible frame, or RA 0 read through a\n"
 		"                          row not marked outermost), or disagrees with\n"
@@ -411,8 +420,14 @@ static int parse_sampling(int c, struct run_opts *o)
 	case OPT_JSON:
 		o->json_path = optarg;
 		break;
+	case OPT_FOLDED_ALL:
+		o->folded_all = true;
+		/* fall through */
 	case OPT_FOLDED:
 		o->folded_path = optarg;
+		break;
+	case OPT_NO_FOLDED_ROOT:
+		o->folded_no_root = true;
 		break;
 	case OPT_CHECK:
 		o->check = true;

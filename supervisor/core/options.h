@@ -38,7 +38,8 @@
  * @max_frames: frames per walk at most (--max-frames)
  * @crosscheck: unwind every sample with libunwind too (--no-crosscheck: off)
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
- * @folded_path: --folded FILE
+ * @folded_path, @folded_all: --folded FILE (--folded-all: uncut)
+ * @folded_no_root: --no-folded-root
  * @check: exit status 3 when a covered prefix disagrees (see supervisor/report/classify.h)
  * @verify: check every registered SFrame section against its code (supervisor/verify)
  * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
@@ -78,6 +79,8 @@ struct run_opts {
 	const char *json_path;
 	bool json_all;
 	const char *folded_path;
+	bool folded_all;
+	bool folded_no_root;
 	bool check;
 	bool verify;
 	char **argv;

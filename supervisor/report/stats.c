@@ -301,24 +301,108 @@ static bool sample_in_loader_module(const struct sample_walks *w, const struct s
 	return false;
 }
 
-static void add_folded(struct sample_stats *st, const struct sample_walks *w,
-		       const struct stats_namer *names)
+/* The first frame of @w past its covered prefix that libunwind's walk does not have too. */
+static unsigned int witnessed_until(const struct sample_walks *w)
 {
-	char stack[16384], fn[256];
+	unsigned int i = w->v.covered;
+
+	while (i < w->in.n && w->in.have_ref && i < w->in.n_ref && w->in.ref[i] == w->in.ours[i].ip)
+		i++;
+	return i;
+}
+
+/*
+ * What a flame graph may draw of @w: the frames below the first one judged
+ * wrong or unverifiable, the rest replaced by @marker ("[wrong: not-code]",
+ * "[unverified]", "[past-coverage]"); all of them when @marker is "".
+ * Return: how many frames are kept.
+ */
+static unsigned int folded_cut(const struct sample_walks *w, char *marker, size_t size)
+{
+	const struct sample_verdict *v = &w->v;
+	unsigned int cut = w->in.n, seen;
+
+	marker[0] = '\0';
+	switch (classify_outcome(v)) {
+	case OUTCOME_OURS_WRONG:
+	case OUTCOME_BOTH_WRONG:
+		snprintf(marker, size, v->why ? "[wrong: %s]" : "[wrong]", classify_why_name(v->why));
+		return v->why ? v->wrong_frame : v->first_difference;
+	case OUTCOME_PAST_COPY:
+		snprintf(marker, size, "[unverified]");
+		return v->past_copy;
+	case OUTCOME_UNVERIFIABLE:
+		if (v->cls == SC_UNCHECKED)
+			break;	/* no reference: the covered prefix, as a verified one */
+		snprintf(marker, size, "[unverified]");
+		if (v->fallback_skipped)
+			return v->covered;
+		return v->cls == SC_BLIND || v->cls == SC_DIVERGED ? v->first_difference : 1;
+	default:
+		break;
+	}
+	if (v->why && v->wrong_frame < cut) {	/* past the covered prefix: astray */
+		cut = v->wrong_frame;
+		snprintf(marker, size, "[wrong: %s]", classify_why_name(v->why));
+	}
+	seen = witnessed_until(w);
+	if (seen < cut) {
+		cut = seen;
+		snprintf(marker, size, "[past-coverage]");
+	}
+	return cut;
+}
+
+/* "comm-TGID/TID;" (stackcollapse-perf's --pid --tid), the name read once per thread. */
+static size_t folded_root(const struct sample_walks *w, const struct stats_namer *names,
+			  struct stats_thread *thread, char *out, size_t size)
+{
+	char own[16] = "", *comm = thread ? thread->comm : own;
+	size_t len;
+
+	if (!comm[0] && names->comm)
+		names->comm(names->ctx, w->tid, comm, sizeof(own));
+	len = (size_t)snprintf(out, size, "%s-%d/%d;", comm[0] ? comm : "?", (int)w->tgid,
+			       (int)w->tid);
+	for (size_t i = 0; i < len && i < size && out[i] != '-'; i++)
+		if (out[i] == ';' || out[i] == ' ')
+			out[i] = '_';	/* a name is one frame */
+	return len < size ? len : size - 1;
+}
+
+/*
+ * The stack, outermost first, into the folded counts: a root for the
+ * thread, then our frames from the outermost one kept (folded_cut(): what
+ * follows a wrong or unverifiable frame is one marker frame), or every frame
+ * with --folded-all.
+ */
+static void add_folded(struct sample_stats *st, const struct sample_walks *w,
+		       const struct stats_namer *names, struct stats_thread *thread)
+{
+	char stack[16384], fn[256], marker[64] = "";
+	unsigned int keep = w->in.n;
 	size_t len = 0;
 	struct stats_folded *f;
 
 	stack[0] = '\0';
-	for (unsigned int i = w->in.n; i-- > 0 && len < sizeof(stack) - 1;) {
+	if (!st->folded_no_root)
+		len = folded_root(w, names, thread, stack, sizeof(stack));
+	if (!st->folded_uncut)
+		keep = folded_cut(w, marker, sizeof(marker));
+	if (marker[0])
+		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s;", marker);
+	for (unsigned int i = keep; i-- > 0 && len < sizeof(stack) - 1;) {
 		const struct emu_frame *f = &w->in.ours[i];
 		bool caller = i > 0 && !(f->flags & EMU_FRAME_EXACT);
 		const char *t = names->symbol(names->ctx, f->ip, caller);
 
 		function_of(t ? t : "?", fn, sizeof(fn));
-		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s%s",
-					len ? ";" : "", fn, in_loader_module(names, f->ip, caller) ?
+		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s;", fn,
+					in_loader_module(names, f->ip, caller) ?
 					STATS_LOADER_MODULE_MARK : "");
 	}
+	if (len && len < sizeof(stack))
+		stack[len - 1] = '\0';	/* the last ';' */
 	f = entry(&st->folded, stack, sizeof(*f));
 	if (f)
 		f->count++;
@@ -328,16 +412,24 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
  * Thread @tid's entry, made on first use while there are fewer than
  * STATS_MAX_THREADS; NULL past that (counted) or on ENOMEM.
  */
-static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pid_t tid)
+/* Thread @tid's entry, or NULL; its key into @key (32 bytes). */
+static struct stats_thread *thread_find(struct sample_stats *st, pid_t tgid, pid_t tid, char *key)
 {
-	char key[32], *k = key;
-	struct stats_thread *t;
+	char *k = key;
 	void *found;
 
-	snprintf(key, sizeof(key), "%d/%d", (int)tgid, (int)tid);
+	snprintf(key, 32, "%d/%d", (int)tgid, (int)tid);
 	found = tfind(&k, &st->threads, cmp_key);
-	if (found)
-		return *(struct stats_thread **)found;
+	return found ? *(struct stats_thread **)found : NULL;
+}
+
+static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pid_t tid)
+{
+	char key[32];
+	struct stats_thread *t = thread_find(st, tgid, tid, key);
+
+	if (t)
+		return t;
 	if (st->n_threads >= STATS_MAX_THREADS) {
 		st->threads_unlisted++;
 		return NULL;
@@ -428,7 +520,7 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	if (thread)
 		thread->walked++;
 	if (folded)
-		add_folded(st, w, names);
+		add_folded(st, w, names, thread);
 	st->in_loader_module += tool;
 	if (disagrees) {
 		st->disagreements_total++;
@@ -449,6 +541,15 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	if (st->stacks)
 		json_array_append(st->stacks, j);
 	json_decref(j);
+}
+
+void stats_thread_exec(struct sample_stats *st, pid_t tgid, pid_t tid)
+{
+	char key[32];
+	struct stats_thread *t = thread_find(st, tgid, tid, key);
+
+	if (t)
+		t->comm[0] = '\0';
 }
 
 void stats_drop(struct sample_stats *st)

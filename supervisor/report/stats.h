@@ -79,11 +79,14 @@ struct sample_walks {
  *	a return address, looked up at @ip - 1), or NULL; owned by @ctx
  * @object: the path of the file holding @ip ("[vdso]", "[jit]"), or NULL
  *	when no mapping holds it; may be NULL itself (no objects)
+ * @comm: thread @tid's name ("" when gone) into @buf (@size bytes); may be
+ *	NULL (no names: the thread's root is "?-TGID/TID")
  */
 struct stats_namer {
 	const char *(*symbol)(void *ctx, uint64_t ip, bool caller);
 	const char *(*object)(void *ctx, uint64_t ip, bool caller);
 	void *ctx;
+	void (*comm)(void *ctx, pid_t tid, char *buf, size_t size);
 };
 
 /*
@@ -142,6 +145,8 @@ struct sample_stats {
 	unsigned long disagreements_total;
 	json_t *stacks;		/* --json-all, else NULL */
 	uint64_t period_ns;
+	bool folded_uncut;	/* --folded-all: every frame of our walk */
+	bool folded_no_root;	/* --no-folded-root: no "comm-TGID/TID" root */
 };
 
 /*
@@ -187,7 +192,14 @@ struct stats_thread {
 	pid_t tid;
 	unsigned long taken;
 	unsigned long walked;
+	char comm[16];
 };
+
+/**
+ * stats_thread_exec() - thread @tid of @tgid exec'd: its name is read again
+ * at its next sample (a fork child of bash that becomes sed)
+ */
+void stats_thread_exec(struct sample_stats *st, pid_t tgid, pid_t tid);
 
 /** stats_init() - empty statistics; @keep_stacks for --json-all. Return: 0 or -ENOMEM. */
 int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns);

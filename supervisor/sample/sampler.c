@@ -93,6 +93,8 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 		err = trigger_init(&sm->trig, opts->freq, opts->wall_clock);
 	if (!err)
 		err = stats_init(&sm->stats, opts->json_all, sm->trig.period_ns);
+	sm->stats.folded_uncut = opts->folded_all;
+	sm->stats.folded_no_root = opts->folded_no_root;
 	if (err) {
 		sampler_free(sm);
 		return err;
@@ -170,6 +172,7 @@ void sampler_thread_exec(struct sampler *sm, struct thread *th)
 		trigger_thread_exec(&sm->trig, ts, th->tid);
 	if (!th->proc)
 		return;
+	stats_thread_exec(&sm->stats, th->proc->tgid, th->tid);	/* named anew */
 	tracees_proc_clear(&sm->trace->tree, th->proc, sm->proc_key);	/* a new program: */
 	tracees_proc_clear(&sm->trace->tree, th->proc, sm->code_key);	/* its code, */
 	tracees_proc_clear(&sm->trace->tree, th->proc, sm->truth_key);	/* its own truth */

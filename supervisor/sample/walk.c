@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "supervisor/core/clock.h"
+#include "supervisor/core/procfs.h"
 #include "supervisor/verify/jit_check.h"
 #include "supervisor/verify/report.h"
 #include "walk.h"
@@ -112,6 +113,13 @@ static const char *symbol_cb(void *ctx, uint64_t ip, bool caller)
 static const char *object_cb(void *ctx, uint64_t ip, bool caller)
 {
 	return object_at(ctx, caller && ip ? ip - 1 : ip, OBJECT_PATH);
+}
+
+/* A thread's name, for its folded stacks' root. */
+static void comm_cb(void *ctx, pid_t tid, char *buf, size_t size)
+{
+	(void)ctx;
+	procfs_comm(tid, buf, size);
 }
 
 /*
@@ -692,7 +700,7 @@ static void count_sample(const struct walk_env *env, const struct sample *smp,
 void walk_rest(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
-	const struct stats_namer names = { symbol_cb, object_cb, (void *)env };
+	const struct stats_namer names = { symbol_cb, object_cb, (void *)env, comm_cb };
 	const struct emu_unwind_result *res = &smp->ours.res;
 	struct walk_buffers *b = env->buf;
 	struct oracle_input in;

@@ -530,9 +530,15 @@ Test(sampling, folded_stacks_count_every_sample)
 	f = fopen(folded, "r");
 	cr_assert(f);
 	while (fgets(line, sizeof(line), f)) {
+		int tgid, tid, end = 0;
+
 		sp = strrchr(line, ' ');
 		cr_assert(sp && sscanf(sp, " %lu", &n) == 1, "%s", line);
 		total += n;
+		/* each stack under its thread's root, "comm-TGID/TID" */
+		cr_assert(!strncmp(line, "sample-prog-", 12) &&
+			  sscanf(line + 12, "%d/%d;%n", &tgid, &tid, &end) == 2 && end > 0, "%s",
+			  line);
 	}
 	fclose(f);
 	j = load(json);

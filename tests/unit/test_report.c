@@ -37,7 +37,14 @@ static const char *object(void *ctx, uint64_t ip, bool caller)
 	return ((caller ? ip - 1 : ip) & ~0xfffull) == 0x9000 ? "libc.so.6" : "prog";
 }
 
-static const struct stats_namer names = { sym, object, NULL };
+/* Thread names: a space and a ';' in one, which a folded frame cannot hold. */
+static void comm(void *ctx, pid_t tid, char *buf, size_t size)
+{
+	(void)ctx;
+	snprintf(buf, size, "%s", tid == 43 ? "my prog;1" : "");
+}
+
+static const struct stats_namer names = { sym, object, NULL, comm };
 
 static const struct emu_frame stack3[] = {
 	{ .ip = 0x1010, .source = EMU_SRC_REGS }, { .ip = 0x2020, .source = EMU_SRC_SFRAME }, { .ip = 0x3030, .source = EMU_SRC_SFRAME },
@@ -212,16 +219,71 @@ Test(report, json_and_folded_files)
 	cr_assert_str_eq(json_string_value(json_object_get(frame, "symbol")), "[libc.so.6+0x9000]");
 	cr_assert_str_eq(json_string_value(json_object_get(frame, "object")), "libc.so.6");
 	json_decref(j);
+	/*
+	 * cut at the first frame judged wrong or unverifiable: the fallback's
+	 * frame that left out libunwind's, the JIT step's not-code frame
+	 */
 	f = fopen(folded_path, "r");
 	cr_assert(f);
 	cr_assert(fgets(line, sizeof(line), f));
-	cr_assert_str_eq(line, "main;mid;leaf 2\n");
+	cr_assert_str_eq(line, "my_prog_1-42/43;main;mid;leaf 2\n");
 	cr_assert(fgets(line, sizeof(line), f));
-	cr_assert_str_eq(line, "[libc.so.6];main;mid;leaf 1\n");
+	cr_assert_str_eq(line, "my_prog_1-42/43;[unverified];main;mid;leaf 1\n");
+	cr_assert(fgets(line, sizeof(line), f));
+	cr_assert_str_eq(line, "my_prog_1-42/43;[wrong: not-code];mid;leaf 1\n");
+	cr_assert_null(fgets(line, sizeof(line), f));
 	fclose(f);
 	unlink(json_path);
 	unlink(folded_path);
 	rmdir(dir);
+}
+
+/* The folded file of @st's samples, read whole into @buf. */
+static void folded_of(struct sample_stats *st, char *buf, size_t size)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct log log = { .f = stderr };
+	struct report r = { .stats = st, .opts = &opts, .queue = 128, .log = &log };
+	size_t n;
+	FILE *f;
+
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-report"));
+	snprintf(path, sizeof(path), "%s/r.folded", dir);
+	opts.folded_path = path;
+	cr_assert_eq(report_write_files(&r), 0);
+	f = fopen(path, "r");
+	cr_assert(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * --folded-all keeps every frame of our walk, --no-folded-root leaves the
+ * thread's root out; frames past the covered prefix that libunwind does not
+ * have too (it ended) are cut as [past-coverage].
+ */
+Test(report, folded_all_uncut_without_root_and_past_coverage)
+{
+	struct sample_stats st;
+	char text[1024];
+
+	cr_assert_eq(stats_init(&st, false, 1000000), 0);
+	st.folded_uncut = true;
+	st.folded_no_root = true;
+	add(&st, stack_fp, 4, ref4, 4, NULL, NULL);
+	add(&st, stack_lie, 3, ref_lie, 3, lie, NULL);
+	folded_of(&st, text, sizeof(text));
+	cr_assert_str_eq(text, "[libc.so.6];main;mid;leaf 1\n[libc.so.6];mid;leaf 1\n");
+	stats_free(&st);
+
+	cr_assert_eq(stats_init(&st, false, 1000000), 0);
+	add(&st, stack_fp, 4, ref3, 3, yes4, NULL);	/* libunwind ends at main */
+	folded_of(&st, text, sizeof(text));
+	cr_assert_str_eq(text, "my_prog_1-42/43;[past-coverage];main;mid;leaf 1\n");
+	stats_free(&st);
 }
 
 Test(report, unwritable_path_is_refused_before_the_run)

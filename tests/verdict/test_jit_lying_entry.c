@@ -14,8 +14,10 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "test_tmp.h"
 #include "verdict_run.h"
 
 #define LIE_START 0x0d		/* %rbp moved to the JIT frame */
@@ -68,14 +70,42 @@ static void check_lie(json_t *s)
 	check_reason(s);
 }
 
+/*
+ * The folded stacks never draw the wrong frame: each sample in the lie is
+ * "jit_lying_entry-PID/TID;[wrong: not-code];jit_spin", never with 0x3e8;
+ * every line starts with the thread's root.
+ */
+static void check_folded(const char *path)
+{
+	char line[4096];
+	int lies = 0;
+	FILE *f = fopen(path, "r");
+
+	cr_assert(f, "%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		cr_assert(!strncmp(line, "jit_lying_entr", 14) && strchr(line, '/'), "%s", line);
+		cr_assert_null(strstr(line, "0x3e8"), "%s", line);
+		lies += strstr(line, ";[wrong: not-code];jit_spin ") != NULL;
+	}
+	fclose(f);
+	cr_assert_eq(lies, 1, "%d folded lines of the lie", lies);
+}
+
 Test(verdict, jit_lying_entry)
 {
 	const struct verdict_place place = { lie_at, NULL, 21, "samples in the lie" };
+	char folded[256];
+	const char *const opts[] = { "--folded", folded, NULL };
+	int fd = test_mkstemp(folded, sizeof(folded), "jit-lie-folded");
 	struct verdict_run v;
 	size_t i, in_lie = 0;
 	json_t *s;
 
-	verdict_run_until(&v, "jit_lying_entry", NULL, NULL, &place, 1);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	verdict_run_until(&v, "jit_lying_entry", opts, NULL, &place, 1);
+	check_folded(folded);
+	unlink(folded);
 	verdict_remove_perf_map(&v);
 	cr_assert_eq(v.r.status, 3, "%s", v.r.log);
 	cr_assert_str_eq(v.r.out, "jit_lying_entry: done\n");
