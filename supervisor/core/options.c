@@ -37,6 +37,7 @@ enum {
 	OPT_JSON,
 	OPT_JSON_ALL,
 	OPT_FOLDED_ALL,
+	OPT_REPORT,
 	OPT_NO_FOLDED_ROOT,
 	OPT_FOLDED,
 	OPT_CHECK,
@@ -79,6 +80,7 @@ static const struct option long_opts[] = {
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "folded-all", required_argument, NULL, OPT_FOLDED_ALL },
 	{ "no-folded-root", no_argument, NULL, OPT_NO_FOLDED_ROOT },
+	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -148,6 +150,9 @@ static void usage(FILE *f)
 		"      --stack-size BYTES  stack copied per sample from SP up (default %u)\n"
 		"      --max-frames N      frames per stack at most (default %u)\n"
 		"      --no-crosscheck     do not unwind samples with libunwind too\n"
+		"      --report WHAT       the text report: all (default), profile (where the\n"
+		"                          time goes) or coverage (where SFrame coverage ends,\n"
+		"                          the verdicts)\n"
 		"      --json FILE         machine-readable report (-: standard output)\n"
 		"      --json-all FILE     the same, with every sample's stack\n"
 		"      --folded FILE       folded stacks (comm-TGID/TID;outer;...;inner count) for\n"
@@ -199,20 +204,45 @@ static int set_number(const char *name, const char *arg, long long max, long lon
 	return OPTS_EXIT_USAGE;
 }
 
+/* @arg, one of the @n @names, as its index into *@out; else a usage error naming them. */
+static int parse_choice(const char *opt, const char *arg, const char *const *names, unsigned int n,
+			unsigned int *out)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i])) {
+			*out = i;
+			return 0;
+		}
+	fprintf(stderr, "codectl-run: invalid %s '%s' (", opt, arg);
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", names[i], i + 2 < n ? ", " : i + 1 < n ? " or " : ")\n");
+	return OPTS_EXIT_USAGE;
+}
+
 static int parse_sampler(const char *arg, struct run_opts *o)
 {
 	static const char *const names[] = {
 		[OPTS_SAMPLER_RING] = "ring", [OPTS_SAMPLER_STOP] = "stop",
 		[OPTS_SAMPLER_SIGPROF] = "sigprof",
 	};
+	unsigned int i;
+	int err = parse_choice("--sampler", arg, names, 3, &i);
 
-	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(arg, names[i])) {
-			o->sampler = i;
-			return 0;
-		}
-	fprintf(stderr, "codectl-run: invalid --sampler '%s' (ring, stop or sigprof)\n", arg);
-	return OPTS_EXIT_USAGE;
+	o->sampler = err ? o->sampler : i;
+	return err;
+}
+
+static int parse_report(const char *arg, struct run_opts *o)
+{
+	static const char *const names[] = {
+		[OPTS_REPORT_ALL] = "all", [OPTS_REPORT_PROFILE] = "profile",
+		[OPTS_REPORT_COVERAGE] = "coverage",
+	};
+	unsigned int i;
+	int err = parse_choice("--report", arg, names, 3, &i);
+
+	o->report = err ? o->report : i;
+	return err;
 }
 
 static int parse_sampling(int c, struct run_opts *o);
@@ -428,6 +458,9 @@ static int parse_sampling(int c, struct run_opts *o)
 		break;
 	case OPT_NO_FOLDED_ROOT:
 		o->folded_no_root = true;
+		break;
+	case OPT_REPORT:
+		err = parse_report(optarg, o);
 		break;
 	case OPT_CHECK:
 		o->check = true;

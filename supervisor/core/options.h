@@ -40,6 +40,7 @@
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
  * @folded_path, @folded_all: --folded FILE (--folded-all: uncut)
  * @folded_no_root: --no-folded-root
+ * @report: --report
  * @check: exit status 3 when a covered prefix disagrees (see supervisor/report/classify.h)
  * @verify: check every registered SFrame section against its code (supervisor/verify)
  * @argv: PROGRAM and its arguments (NULL-terminated, points into main's argv)
@@ -49,6 +50,13 @@ enum opts_sampler {
 	OPTS_SAMPLER_RING = 0,	/* the kernel's records in perf ring buffers: no signal, no stop */
 	OPTS_SAMPLER_STOP,	/* PTRACE_INTERRUPT at each record; our walk during the stop */
 	OPTS_SAMPLER_SIGPROF,	/* SIGPROF to each thread, the copy taken at its stop */
+};
+
+/* What the text report shows (--report). */
+enum opts_report {
+	OPTS_REPORT_ALL = 0,
+	OPTS_REPORT_PROFILE,	/* where the time goes: functions, objects, processes, threads */
+	OPTS_REPORT_COVERAGE,	/* where SFrame coverage ends, the verdicts */
 };
 
 struct run_opts {
@@ -81,6 +89,7 @@ struct run_opts {
 	const char *folded_path;
 	bool folded_all;
 	bool folded_no_root;
+	enum opts_report report;
 	bool check;
 	bool verify;
 	char **argv;

@@ -219,9 +219,11 @@ static json_t *threads_json(const struct sample_stats *st)
 	json_t *a = json_array();
 
 	for (i = 0; a && i < n; i++)
-		json_array_append_new(a, json_pack("{s:i,s:i,s:I,s:I}", "pid", (int)v[i]->tgid,
-			"tid", (int)v[i]->tid, "taken", (json_int_t)v[i]->taken,
-			"walked", (json_int_t)v[i]->walked));
+		json_array_append_new(a, json_pack("{s:i,s:i,s:s,s:I,s:I,s:I,s:I}", "pid",
+			(int)v[i]->tgid, "tid", (int)v[i]->tid, "comm", v[i]->comm,
+			"taken", (json_int_t)v[i]->taken, "walked", (json_int_t)v[i]->walked,
+			"unverified", (json_int_t)v[i]->unverified,
+			"wrong", (json_int_t)v[i]->wrong));
 	free(v);
 	return a;
 }
@@ -331,6 +333,7 @@ static int write_json(const struct report *r, FILE *f)
 		return -1;
 	json_object_set_new(root, "places", places_json(st));
 	json_object_set_new(root, "threads", threads_json(st));
+	json_object_set_new(root, "profile", profile_json(st));
 	json_object_set_new(root, "threads_unlisted", json_integer((json_int_t)st->threads_unlisted));
 	json_object_set_new(root, "supervisor", usage_json(r));
 	if (st->stacks)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyed.h"
 #include "stats.h"
 
 int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns)
@@ -17,15 +18,6 @@ int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns)
 	if (!st->disagreements || (keep_stacks && !st->stacks))
 		return -ENOMEM;
 	return 0;
-}
-
-/* An entry of the objects', folded stacks' or threads' tree: its key, then counts. */
-static void free_keyed(void *node)
-{
-	char **key = node;
-
-	free(*key);
-	free(node);
 }
 
 static void free_place(void *node)
@@ -41,44 +33,18 @@ static void free_place(void *node)
 
 void stats_free(struct sample_stats *st)
 {
-	tdestroy(st->objects, free_keyed);
+	keyed_free(st->objects);
 	tdestroy(st->places, free_place);
-	tdestroy(st->folded, free_keyed);
-	tdestroy(st->threads, free_keyed);
+	keyed_free(st->folded);
+	keyed_free(st->threads);
+	profile_free(&st->profile);
 	json_decref(st->disagreements);
 	json_decref(st->stacks);
 	free(st->freeze_ns);
 	*st = (struct sample_stats){ 0 };
 }
 
-/* All four trees are keyed by the string their entries start with. */
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entry keyed @key in @root, created zeroed (@size bytes) when new; NULL on ENOMEM. */
-static void *entry(void **root, const char *key, size_t size)
-{
-	char **e, ***slot, *k = (char *)key;
-
-	slot = tfind(&k, root, cmp_key);
-	if (slot)
-		return *slot;
-	e = calloc(1, size);
-	if (!e)
-		return NULL;
-	*e = strdup(key);
-	if (!*e || !tsearch(e, root, cmp_key)) {
-		free(*e);
-		free(e);
-		return NULL;
-	}
-	return e;
-}
-
-/* "function" from "function+0x1c (file.c:3)", "[object]" from "[object+0x10]". */
-static void function_of(const char *text, char *out, size_t size)
+void stats_function_of(const char *text, char *out, size_t size)
 {
 	size_t n = strcspn(text, "+ ");
 
@@ -258,10 +224,10 @@ static struct stats_place *add_place(struct sample_stats *st, const struct sampl
 	char fn[256], key[512];
 	struct stats_place *p;
 
-	function_of(text ? text : "?", fn, sizeof(fn));
+	stats_function_of(text ? text : "?", fn, sizeof(fn));
 	snprintf(key, sizeof(key), "%s\t%s\t%s\t%s", classify_class_name(w->v.cls), fn,
 		 classify_why_name(w->v.why), w->reason ? w->reason : "");
-	p = entry(&st->places, key, sizeof(*p));
+	p = keyed_entry(&st->places, key, sizeof(*p));
 	if (!p)
 		return NULL;
 	if (!p->count++) {
@@ -353,15 +319,16 @@ static unsigned int folded_cut(const struct sample_walks *w, char *marker, size_
 	return cut;
 }
 
-/* "comm-TGID/TID;" (stackcollapse-perf's --pid --tid), the name read once per thread. */
+/* "comm-TGID/TID;" (stackcollapse-perf's --pid --tid), the name the thread's entry keeps. */
 static size_t folded_root(const struct sample_walks *w, const struct stats_namer *names,
-			  struct stats_thread *thread, char *out, size_t size)
+			  const struct stats_thread *thread, char *out, size_t size)
 {
-	char own[16] = "", *comm = thread ? thread->comm : own;
+	char own[16] = "";
+	const char *comm = thread ? thread->comm : own;
 	size_t len;
 
-	if (!comm[0] && names->comm)
-		names->comm(names->ctx, w->tid, comm, sizeof(own));
+	if (!thread && names->comm)
+		names->comm(names->ctx, w->tid, own, sizeof(own));
 	len = (size_t)snprintf(out, size, "%s-%d/%d;", comm[0] ? comm : "?", (int)w->tgid,
 			       (int)w->tid);
 	for (size_t i = 0; i < len && i < size && out[i] != '-'; i++)
@@ -377,7 +344,7 @@ static size_t folded_root(const struct sample_walks *w, const struct stats_namer
  * with --folded-all.
  */
 static void add_folded(struct sample_stats *st, const struct sample_walks *w,
-		       const struct stats_namer *names, struct stats_thread *thread)
+		       const struct stats_namer *names, const struct stats_thread *thread)
 {
 	char stack[16384], fn[256], marker[64] = "";
 	unsigned int keep = w->in.n;
@@ -396,14 +363,14 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 		bool caller = i > 0 && !(f->flags & EMU_FRAME_EXACT);
 		const char *t = names->symbol(names->ctx, f->ip, caller);
 
-		function_of(t ? t : "?", fn, sizeof(fn));
+		stats_function_of(t ? t : "?", fn, sizeof(fn));
 		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s;", fn,
 					in_loader_module(names, f->ip, caller) ?
 					STATS_LOADER_MODULE_MARK : "");
 	}
 	if (len && len < sizeof(stack))
 		stack[len - 1] = '\0';	/* the last ';' */
-	f = entry(&st->folded, stack, sizeof(*f));
+	f = keyed_entry(&st->folded, stack, sizeof(*f));
 	if (f)
 		f->count++;
 }
@@ -415,12 +382,8 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 /* Thread @tid's entry, or NULL; its key into @key (32 bytes). */
 static struct stats_thread *thread_find(struct sample_stats *st, pid_t tgid, pid_t tid, char *key)
 {
-	char *k = key;
-	void *found;
-
 	snprintf(key, 32, "%d/%d", (int)tgid, (int)tid);
-	found = tfind(&k, &st->threads, cmp_key);
-	return found ? *(struct stats_thread **)found : NULL;
+	return keyed_find(&st->threads, key);
 }
 
 static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pid_t tid)
@@ -434,7 +397,7 @@ static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pi
 		st->threads_unlisted++;
 		return NULL;
 	}
-	t = entry(&st->threads, key, sizeof(*t));
+	t = keyed_entry(&st->threads, key, sizeof(*t));
 	if (t) {
 		t->tgid = tgid;
 		t->tid = tid;
@@ -443,9 +406,23 @@ static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pi
 	return t;
 }
 
+/* @w counted for its thread @t, named at its first sample (and after an exec). */
+static void count_thread(struct stats_thread *t, const struct sample_walks *w,
+			 const struct stats_namer *names)
+{
+	enum sample_outcome o = classify_outcome(&w->v);
+
+	t->walked++;
+	t->unverified += o == OUTCOME_UNVERIFIABLE || o == OUTCOME_PAST_COPY;
+	t->wrong += o == OUTCOME_OURS_WRONG || o == OUTCOME_BOTH_WRONG;
+	if (!t->named && names->comm)
+		names->comm(names->ctx, w->tid, t->comm, sizeof(t->comm));
+	t->named = true;
+}
+
 static void add_object(struct sample_stats *st, const struct sample_walks *w, const char *object)
 {
-	struct stats_object *o = entry(&st->objects, object ? object : "[unknown]", sizeof(*o));
+	struct stats_object *o = keyed_entry(&st->objects, object ? object : "[unknown]", sizeof(*o));
 
 	if (!o)
 		return;
@@ -511,6 +488,7 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
 	bool tool = sample_in_loader_module(w, names);
 	struct stats_place *place = NULL;
+	char marker[64];
 	struct stats_thread *thread;
 	json_t *j = NULL;
 
@@ -518,9 +496,11 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	add_object(st, w, object);
 	thread = thread_entry(st, w->tgid, w->tid);
 	if (thread)
-		thread->walked++;
+		count_thread(thread, w, names);
 	if (folded)
 		add_folded(st, w, names, thread);
+	if (!tool)
+		profile_add(&st->profile, w, names, folded_cut(w, marker, sizeof(marker)));
 	st->in_loader_module += tool;
 	if (disagrees) {
 		st->disagreements_total++;
@@ -549,7 +529,7 @@ void stats_thread_exec(struct sample_stats *st, pid_t tgid, pid_t tid)
 	struct stats_thread *t = thread_find(st, tgid, tid, key);
 
 	if (t)
-		t->comm[0] = '\0';
+		t->named = false;
 }
 
 void stats_drop(struct sample_stats *st)
@@ -588,43 +568,6 @@ uint64_t stats_freeze_percentile(struct sample_stats *st, double pct)
 	return st->freeze_ns[i < st->nfreeze ? i : st->nfreeze - 1];
 }
 
-/* Collecting a tree's entries into an array, with twalk_r(3). */
-struct collect {
-	void **v;
-	size_t n;
-	size_t cap;
-};
-
-static void collect_node(const void *node, VISIT which, void *arg)
-{
-	struct collect *c = arg;
-	void **grown;
-
-	if (which != postorder && which != leaf)
-		return;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		grown = realloc(c->v, c->cap * sizeof(*c->v));
-		if (!grown) {
-			c->cap = c->n;
-			return;
-		}
-		c->v = grown;
-	}
-	c->v[c->n++] = *(void *const *)node;
-}
-
-static void **collect(const void *root, size_t *n, int (*cmp)(const void *, const void *))
-{
-	struct collect c = { 0 };
-
-	twalk_r(root, collect_node, &c);
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cmp);
-	*n = c.n;
-	return c.v;
-}
-
 static int cmp_place(const void *a, const void *b)
 {
 	const struct stats_place *x = *(void *const *)a, *y = *(void *const *)b;
@@ -654,12 +597,12 @@ static int cmp_folded(const void *a, const void *b)
 
 struct stats_place **stats_places_sorted(const struct sample_stats *st, size_t *n)
 {
-	return (struct stats_place **)collect(st->places, n, cmp_place);
+	return (struct stats_place **)keyed_sorted(st->places, n, cmp_place);
 }
 
 struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t *n)
 {
-	struct stats_object **v = (struct stats_object **)collect(st->objects, n, cmp_object);
+	struct stats_object **v = (struct stats_object **)keyed_sorted(st->objects, n, cmp_object);
 
 	for (size_t i = 0; v && i < *n; i++) {
 		v[i]->label = base_name(v[i]->name);
@@ -681,10 +624,10 @@ static int cmp_thread(const void *a, const void *b)
 
 struct stats_thread **stats_threads_sorted(const struct sample_stats *st, size_t *n)
 {
-	return (struct stats_thread **)collect(st->threads, n, cmp_thread);
+	return (struct stats_thread **)keyed_sorted(st->threads, n, cmp_thread);
 }
 
 struct stats_folded **stats_folded_sorted(const struct sample_stats *st, size_t *n)
 {
-	return (struct stats_folded **)collect(st->folded, n, cmp_folded);
+	return (struct stats_folded **)keyed_sorted(st->folded, n, cmp_folded);
 }

@@ -15,6 +15,7 @@
 
 #include "emu/unwind.h"
 #include "classify.h"
+#include "profile.h"
 
 /*
  * The loader module's file: codectl-run's own code in the program. Samples
@@ -145,6 +146,7 @@ struct sample_stats {
 	unsigned long disagreements_total;
 	json_t *stacks;		/* --json-all, else NULL */
 	uint64_t period_ns;
+	struct profile profile;	/* the program's samples by function and object */
 	bool folded_uncut;	/* --folded-all: every frame of our walk */
 	bool folded_no_root;	/* --no-folded-root: no "comm-TGID/TID" root */
 };
@@ -181,8 +183,11 @@ struct stats_folded {
 
 /*
  * One thread's samples: @taken by the kernel (or at its stop), @walked of
- * them (the rest were dropped: the supervisor busy, the thread gone). At
- * most STATS_MAX_THREADS are kept (a run of many short processes).
+ * them (the rest were dropped: the supervisor busy, the thread gone), and
+ * of those @unverified and @wrong (the verdict's outcome); @comm its name
+ * (read at its first sample with a folded stack or a profile, again after
+ * an exec). At most STATS_MAX_THREADS are kept (a run of many short
+ * processes).
  */
 #define STATS_MAX_THREADS 4096
 
@@ -192,6 +197,9 @@ struct stats_thread {
 	pid_t tid;
 	unsigned long taken;
 	unsigned long walked;
+	unsigned long unverified;
+	unsigned long wrong;
+	bool named;
 	char comm[16];
 };
 
@@ -200,6 +208,12 @@ struct stats_thread {
  * at its next sample (a fork child of bash that becomes sed)
  */
 void stats_thread_exec(struct sample_stats *st, pid_t tgid, pid_t tid);
+
+/**
+ * stats_function_of() - "function" from a frame's name "function+0x1c
+ * (file.c:3)", "[object]" from "[object+0x10]", into @out (@size bytes)
+ */
+void stats_function_of(const char *text, char *out, size_t size);
 
 /** stats_init() - empty statistics; @keep_stacks for --json-all. Return: 0 or -ENOMEM. */
 int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns);

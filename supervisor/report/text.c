@@ -383,6 +383,10 @@ void report_print(const struct report *r)
 	if (r->opts->quiet)
 		return;
 	print_counts(r, st);
+	if (r->opts->report != OPTS_REPORT_COVERAGE)
+		profile_print(r->log->f, st);
+	if (r->opts->report == OPTS_REPORT_PROFILE)
+		return;
 	print_coverage(r, st);
 	print_places(r, st);
 	if (st->in_loader_module)

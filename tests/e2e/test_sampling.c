@@ -543,6 +543,11 @@ Test(sampling, folded_stacks_count_every_sample)
 	fclose(f);
 	j = load(json);
 	cr_assert_eq((json_int_t)total, count(j, "total"));
+	/* the profile counts the program's samples: all but those in the loader module */
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "profile"), "samples")) +
+		     count(j, "in_loader_module"), count(j, "total"));
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(
+		     json_object_get(j, "profile"), "processes"), 0), "samples")), count(j, "total"));
 	json_decref(j);
 	run_free(&r);
 }

@@ -149,6 +149,41 @@ Test(report, counts_agreement_coverage_and_places)
 	free(text);
 }
 
+/*
+ * Where the time goes: functions by self and total over the frames each
+ * stack keeps (the lie's not-code frame is not counted), marked where
+ * samples were unverifiable (~) or wrong (!); the thread by its name.
+ */
+Test(report, profile_by_function_object_and_thread)
+{
+	char *text;
+
+	opts.report = OPTS_REPORT_PROFILE;
+	text = print();
+	cr_assert(strstr(text, "  profile: 4 samples of the program, by the frames each stack "
+			       "keeps (~: some unverifiable, !: some wrong)\n"
+			       "    functions by self:\n"
+			       "     ! 100.0%      4 self  100.0%      4 total  leaf  prog\n"
+			       "     !   0.0%      0 self  100.0%      4 total  mid  prog\n"
+			       "     ~   0.0%      0 self   75.0%      3 total  main  prog\n"
+			       "    functions by total:\n"), "%s", text);
+	cr_assert(strstr(text, "    objects by total:\n"
+			       "     ! 100.0%      4 self  100.0%      4 total  prog\n"
+			       "    by process:\n"
+			       "     ! 100.0%      4  pid 42 my prog;1\n"
+			       "    by thread:\n"
+			       "     ! 100.0%      4  tid 43 my prog;1 (pid 42)\n"), "%s", text);
+	/* --report profile: not the coverage part */
+	cr_assert_null(strstr(text, "where SFrame coverage ends"), "%s", text);
+	cr_assert_null(strstr(text, "[libc.so.6]"), "%s", text);
+	free(text);
+	opts.report = OPTS_REPORT_COVERAGE;
+	text = print();
+	cr_assert_null(strstr(text, "profile:"), "%s", text);
+	cr_assert(strstr(text, "where SFrame coverage ends"), "%s", text);
+	free(text);
+}
+
 Test(report, quiet_prints_nothing)
 {
 	char *text;
@@ -165,7 +200,7 @@ Test(report, json_and_folded_files)
 	struct log log = { .f = stderr };
 	struct report r = { .stats = &stats, .opts = &opts, .perf_events = false, .queue = 128,
 			    .registrations = { 5, 1, 2, 3, 0 }, .exit_status = 7, .log = &log };
-	json_t *j, *samples, *lied, *frame;
+	json_t *j, *samples, *lied, *frame, *prof;
 	json_error_t e;
 	FILE *f;
 
@@ -218,6 +253,22 @@ Test(report, json_and_folded_files)
 					       "frames"), 3);
 	cr_assert_str_eq(json_string_value(json_object_get(frame, "symbol")), "[libc.so.6+0x9000]");
 	cr_assert_str_eq(json_string_value(json_object_get(frame, "object")), "libc.so.6");
+	/* the profile: by function (by total), object, process; the thread's name */
+	prof = json_object_get(j, "profile");
+	cr_assert_eq(json_integer_value(json_object_get(prof, "samples")), 4);
+	frame = json_array_get(json_object_get(prof, "functions"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "function")), "leaf");
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "object")), "prog");
+	cr_assert_eq(json_integer_value(json_object_get(frame, "self")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(frame, "unverified")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(frame, "wrong")), 1);
+	cr_assert_eq(json_array_size(json_object_get(prof, "functions")), 3);
+	frame = json_array_get(json_object_get(prof, "processes"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "comm")), "my prog;1");
+	cr_assert_eq(json_integer_value(json_object_get(frame, "samples")), 4);
+	frame = json_array_get(json_object_get(j, "threads"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(frame, "comm")), "my prog;1");
+	cr_assert_eq(json_integer_value(json_object_get(frame, "wrong")), 1);
 	json_decref(j);
 	/*
 	 * cut at the first frame judged wrong or unverifiable: the fallback's
