@@ -85,10 +85,11 @@ endif
 # lowdown writes the man pages; strace is what one e2e test runs under;
 # capstone decodes the code the frame-plausibility oracle reads; g++ compiles
 # the public headers as C++17 (test-headers); man-db, groff-base and
-# bsdextrautils show the man pages as users get them (test-man).
+# bsdextrautils show the man pages as users get them (test-man);
+# chromium-headless-shell loads --html's page as a browser does (test-html).
 DEB_PKGS := gcc g++ libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
 	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libcapstone-dev \
-	libc6-dbg lowdown strace man-db groff-base bsdextrautils
+	libc6-dbg lowdown strace man-db groff-base bsdextrautils chromium-headless-shell
 
 # Installs what is missing (as root) and writes $(1): the flags of this
 # machine's libraries. Arguments: the file, the package list, the compiler.
@@ -225,6 +226,7 @@ include tests/demo/demo.mk
 include tests/jit/jit.mk
 include tests/verdict/verdict.mk
 include tests/verify/verify.mk
+include tests/html/html.mk
 
 # The ABI demo: a program that calls codectl(2) itself (make abi-demo).
 ABI_DEMO := $(O)/tests/abi-demo
@@ -270,7 +272,7 @@ MAN_PAGES := $(MAN_SRC:docs/%.md=$(B)/man/%)
 ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(SFRAME_VERIFY) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
 	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(VERDICT_BINS) $(VERIFY_TEST) $(ABI_BIN) $(E2E_PROG) \
 	$(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(SECURITY_LIB) $(SECURITY_PROG) $(E2E_BIN) \
-	$(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS)
+	$(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS) $(HTML_TEST)
 
 .PHONY: all
 all: $(ALL_BINS) $(MAN_PAGES)
@@ -285,6 +287,8 @@ $(LIBEMU): $(EMU_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(O)/obj/supervisor/%.o: ALL_CPPFLAGS += $(UNWIND_PTRACE_CFLAGS)
+# --html's page, built into codectl-run (.incbin)
+$(O)/obj/supervisor/report/page.o: supervisor/report/page.html
 $(LIBSUPERVISOR): $(SUPERVISOR_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
@@ -458,12 +462,12 @@ SAN_JOBS := $(if $(SANFLAGS),--jobs 1)
 SAN_WATCH := $(if $(SANFLAGS),tests/lib/criterion-watchdog.sh)
 
 .PHONY: test test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
-	test-verdict test-verify test-headers test-man test-install
+	test-verdict test-verify test-headers test-man test-install test-html
 # The suites of compiled code (make check runs them again under ASan+UBSan), then
 # those of the files the build writes (headers, man pages, the installed tree).
 TEST_CODE := test-unit test-diff test-live test-abi test-e2e test-loader test-corpus test-jit \
 	test-verdict test-verify
-test: $(TEST_CODE) test-headers test-man test-install
+test: $(TEST_CODE) test-headers test-man test-install test-html
 
 test-unit: $(UNIT_BIN)
 	$(call run_test,$(SAN_WATCH) $(UNIT_BIN) $(SAN_JOBS))
@@ -517,6 +521,9 @@ test-headers: tests/headers/compile-matrix.sh $(PUBLIC_HDRS)
 # Each man page: indexed by whatis (lexgrog), no warning at 80 columns, identifiers whole.
 test-man: tests/man/check-man.sh $(MAN_PAGES)
 	$(call run_test,tests/man/check-man.sh $(B)/man)
+# --html's page in Debian's chromium (headless), held to the run's --folded and --json.
+test-html: $(HTML_DEPS)
+	$(call run_test,$(HTML_TEST))
 # make install into a DESTDIR with every directory variable, checked file by file.
 test-install: tests/install/check-install.sh $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,tests/install/check-install.sh $(CODECTL_RUN))
@@ -763,6 +770,8 @@ help:
 	@echo '  test-man     each man page: whatis can index it, man shows it at 80 columns'
 	@echo '               without a warning, no identifier loses its underscores'
 	@echo '  test-install make install into a DESTDIR with every directory variable, file by file'
+	@echo '  test-html    --html in a real browser (chromium headless): frames, colours, search,'
+	@echo '               tables against the run'"'"'s --folded and --json; a known input'"'"'s geometry'
 	@echo '  fuzz         run the fuzz targets side by side for FUZZ_SECONDS (600), corpora kept'
 	@echo '  fuzz-smoke   run them side by side for 25 s'
 	@echo '  bench        run the benchmarks'

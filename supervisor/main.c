@@ -273,10 +273,10 @@ static void write_files_unsampled(struct run *r, struct report *rep)
 {
 	struct sample_stats none;
 
-	if (!r->opts.json_path && !r->opts.folded_path)
+	if (!r->opts.json_path && !r->opts.folded_path && !r->opts.html_path)
 		return;
 	if (stats_init(&none, false, 0)) {
-		log_line(&r->log, "out of memory: --json and --folded files not written");
+		log_line(&r->log, "out of memory: --json, --folded and --html files not written");
 		return;
 	}
 	rep->stats = &none;

@@ -38,6 +38,7 @@ enum {
 	OPT_JSON_ALL,
 	OPT_FOLDED_ALL,
 	OPT_REPORT,
+	OPT_HTML,
 	OPT_NO_FOLDED_ROOT,
 	OPT_FOLDED,
 	OPT_CHECK,
@@ -81,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "folded-all", required_argument, NULL, OPT_FOLDED_ALL },
 	{ "no-folded-root", no_argument, NULL, OPT_NO_FOLDED_ROOT },
 	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -160,6 +162,9 @@ static void usage(FILE *f)
 		"                          or unverifiable ([wrong: WHY], [unverified],\n"
 		"                          [past-coverage] in its place)\n"
 		"      --folded-all FILE   the same, every frame of our walk kept\n"
+		"      --html FILE         the report as one self-contained page: a flame graph\n"
+		"                          coloured by verdict, the profile, coverage, the\n"
+		"                          places with their examples (-: standard output)\n"
 		"      --no-folded-root    no comm-TGID/TID root frame\n"
 		"      --check             exit with status 3 when a sample's covered part is\n"
 		"                          wrong (an implausible frame, or RA 0 read through a\n"
@@ -461,6 +466,9 @@ static int parse_sampling(int c, struct run_opts *o)
 		break;
 	case OPT_REPORT:
 		err = parse_report(optarg, o);
+		break;
+	case OPT_HTML:
+		o->html_path = optarg;
 		break;
 	case OPT_CHECK:
 		o->check = true;

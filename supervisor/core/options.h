@@ -40,6 +40,7 @@
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
  * @folded_path, @folded_all: --folded FILE (--folded-all: uncut)
  * @folded_no_root: --no-folded-root
+ * @html_path: --html FILE
  * @report: --report
  * @check: exit status 3 when a covered prefix disagrees (see supervisor/report/classify.h)
  * @verify: check every registered SFrame section against its code (supervisor/verify)
@@ -89,6 +90,7 @@ struct run_opts {
 	const char *folded_path;
 	bool folded_all;
 	bool folded_no_root;
+	const char *html_path;
 	enum opts_report report;
 	bool check;
 	bool verify;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "page.h"
 #include "report.h"
 #include "supervisor/core/usage.h"
 
@@ -312,7 +313,8 @@ static json_t *cost_json(struct sample_stats *st)
 	return o;
 }
 
-static int write_json(const struct report *r, FILE *f)
+/* The --json report's object (NULL on ENOMEM); the caller owns it. */
+static json_t *report_json(const struct report *r)
 {
 	struct sample_stats *st = r->stats;
 	double a = stats_agreement(st);
@@ -327,10 +329,9 @@ static int write_json(const struct report *r, FILE *f)
 		"neither", (json_int_t)st->side[SIDE_NEITHER],
 		"guessed", (json_int_t)st->side[SIDE_BLIND],
 		"disagreements", st->disagreements);
-	int err;
 
 	if (!root)
-		return -1;
+		return NULL;
 	json_object_set_new(root, "places", places_json(st));
 	json_object_set_new(root, "threads", threads_json(st));
 	json_object_set_new(root, "profile", profile_json(st));
@@ -340,9 +341,53 @@ static int write_json(const struct report *r, FILE *f)
 		json_object_set(root, "stacks", st->stacks);
 	if (r->verify)
 		json_object_set(root, "verify", r->verify);
+	return root;
+}
+
+static int write_json(const struct report *r, FILE *f)
+{
+	json_t *root = report_json(r);
+	int err;
+
+	if (!root)
+		return -1;
 	err = json_dumpf(root, f, JSON_INDENT(1)) ? -1 : 0;
 	fputc('\n', f);
 	json_decref(root);
+	return err;
+}
+
+/* The folded stacks for the page: [[stack, count, samples libunwind had wrong], ...]. */
+static json_t *flame_json(const struct sample_stats *st)
+{
+	size_t n, i;
+	struct stats_folded **v = stats_folded_sorted(st, &n);
+	json_t *a = json_array();
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, json_pack("[s,I,I]", v[i]->stack, (json_int_t)v[i]->count,
+						   (json_int_t)v[i]->ref_wrong));
+	free(v);
+	return a;
+}
+
+/*
+ * --html: the --json report's object without its disagreements and stacks
+ * (the places keep an example each), with the folded stacks, in the page.
+ */
+static int write_page(const struct report *r, FILE *f)
+{
+	json_t *data = report_json(r);
+	int err;
+
+	if (!data)
+		return -1;
+	json_object_del(data, "disagreements");
+	json_object_del(data, "stacks");
+	json_object_set_new(data, "flame", flame_json(r->stats));
+	json_object_set_new(data, "flame_root", json_boolean(!r->stats->folded_no_root));
+	err = page_write(f, data);
+	json_decref(data);
 	return err;
 }
 
@@ -393,7 +438,10 @@ int report_check_files(struct log *log, const struct run_opts *o)
 {
 	if (o->json_path && check_path(log, o->json_all ? "--json-all" : "--json", o->json_path))
 		return -1;
-	if (o->folded_path && check_path(log, "--folded", o->folded_path))
+	if (o->folded_path && check_path(log, o->folded_all ? "--folded-all" : "--folded",
+					 o->folded_path))
+		return -1;
+	if (o->html_path && check_path(log, "--html", o->html_path))
 		return -1;
 	return 0;
 }
@@ -405,6 +453,8 @@ int report_write_files(const struct report *r)
 	if (r->opts->json_path && write_atomically(r, r->opts->json_path, write_json))
 		err = -1;
 	if (r->opts->folded_path && write_atomically(r, r->opts->folded_path, write_folded))
+		err = -1;
+	if (r->opts->html_path && write_atomically(r, r->opts->html_path, write_page))
 		err = -1;
 	return err;
 }

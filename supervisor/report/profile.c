@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_name.h"
 #include "keyed.h"
 #include "profile.h"
 #include "stats.h"
@@ -52,7 +53,7 @@ void profile_add(struct profile *p, const struct sample_walks *w, const struct s
 		const char *t = names->symbol(names->ctx, f->ip, caller);
 		const char *obj = names->object ? names->object(names->ctx, f->ip, caller) : NULL;
 
-		stats_function_of(t ? t : "?", fn, sizeof(fn));
+		frame_function(t ? t : "?", fn, sizeof(fn));
 		obj = obj ? obj : "?";
 		snprintf(key, sizeof(key), "%s\t%s", fn, obj);
 		if (!seen(fns, nf, key) && (fns[nf] = count(&p->functions, key, !i, o)))

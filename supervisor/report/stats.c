@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_name.h"
 #include "keyed.h"
 #include "stats.h"
 
@@ -44,17 +45,6 @@ void stats_free(struct sample_stats *st)
 	*st = (struct sample_stats){ 0 };
 }
 
-void stats_function_of(const char *text, char *out, size_t size)
-{
-	size_t n = strcspn(text, "+ ");
-
-	if (n >= size - 1)
-		n = size - 2;
-	memcpy(out, text, n);
-	out[n] = '\0';
-	if (text[0] == '[' && text[n] == '+')
-		strcpy(out + n, "]");
-}
 
 static json_t *hex(uint64_t v)
 {
@@ -224,7 +214,7 @@ static struct stats_place *add_place(struct sample_stats *st, const struct sampl
 	char fn[256], key[512];
 	struct stats_place *p;
 
-	stats_function_of(text ? text : "?", fn, sizeof(fn));
+	frame_function(text ? text : "?", fn, sizeof(fn));
 	snprintf(key, sizeof(key), "%s\t%s\t%s\t%s", classify_class_name(w->v.cls), fn,
 		 classify_why_name(w->v.why), w->reason ? w->reason : "");
 	p = keyed_entry(&st->places, key, sizeof(*p));
@@ -363,7 +353,7 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 		bool caller = i > 0 && !(f->flags & EMU_FRAME_EXACT);
 		const char *t = names->symbol(names->ctx, f->ip, caller);
 
-		stats_function_of(t ? t : "?", fn, sizeof(fn));
+		frame_function(t ? t : "?", fn, sizeof(fn));
 		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s%s;", fn,
 					in_loader_module(names, f->ip, caller) ?
 					STATS_LOADER_MODULE_MARK : "");
@@ -371,8 +361,10 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 	if (len && len < sizeof(stack))
 		stack[len - 1] = '\0';	/* the last ';' */
 	f = keyed_entry(&st->folded, stack, sizeof(*f));
-	if (f)
+	if (f) {
 		f->count++;
+		f->ref_wrong += w->v.cls == SC_LIBUNWIND_FAILED;
+	}
 }
 
 /*

@@ -176,9 +176,11 @@ struct stats_place {
 	json_t *example;
 };
 
+/* A folded stack, @count samples of it, @ref_wrong of them libunwind's walk had wrong. */
 struct stats_folded {
 	char *stack;
 	unsigned long count;
+	unsigned long ref_wrong;
 };
 
 /*
@@ -208,12 +210,6 @@ struct stats_thread {
  * at its next sample (a fork child of bash that becomes sed)
  */
 void stats_thread_exec(struct sample_stats *st, pid_t tgid, pid_t tid);
-
-/**
- * stats_function_of() - "function" from a frame's name "function+0x1c
- * (file.c:3)", "[object]" from "[object+0x10]", into @out (@size bytes)
- */
-void stats_function_of(const char *text, char *out, size_t size);
 
 /** stats_init() - empty statistics; @keep_stacks for --json-all. Return: 0 or -ENOMEM. */
 int stats_init(struct sample_stats *st, bool keep_stacks, uint64_t period_ns);

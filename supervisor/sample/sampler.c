@@ -308,7 +308,7 @@ static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm
 		.removed = remove_broken,
 		.removed_ctx = fm,
 		.crosscheck = sm->opts->crosscheck,
-		.folded = sm->opts->folded_path != NULL,
+		.folded = sm->opts->folded_path || sm->opts->html_path,
 		.buf = &sm->buf,
 		.stats = &sm->stats,
 		.verify = sm->verify,
@@ -712,7 +712,7 @@ void sampler_proc_exited(struct sampler *sm, struct proc *p)
 	if (!o)
 		return;
 	/* the source lines of the examples, for a report or a JSON file that shows them */
-	if (!sm->opts->quiet || sm->opts->json_path)
+	if (!sm->opts->quiet || sm->opts->json_path || sm->opts->html_path)
 		report_add_sources(&sm->stats, p->tgid, sampler_source_line, sm);
 	source_lines_adopt(&sm->lines, &o->sym);
 	tracees_proc_clear(&sm->trace->tree, p, sm->proc_key);
