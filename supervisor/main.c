@@ -308,11 +308,13 @@ static void finish_sampling(struct run *r)
 		.exited_holding = tracees_exited_holding(&r->trace.tree),
 		.maps_full_reads = r->trace.maps_reads.full,
 		.maps_range_reads = r->trace.maps_reads.ranges,
+		.processes = summary_json(&r->trace.tree),
 		.log = &r->log,
 	};
 
 	if (!r->sampler) {
 		write_files_unsampled(r, &rep);
+		json_decref(rep.processes);
 		return;
 	}
 	if (r->verify) {
@@ -326,6 +328,7 @@ static void finish_sampling(struct run *r)
 	r->check_failed = r->opts.check && (rep.stats->check_failures ||
 					     rep.stats->jit_invalid_total);
 	json_decref(rep.verify);
+	json_decref(rep.processes);
 }
 
 /*

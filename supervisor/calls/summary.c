@@ -137,3 +137,34 @@ void summary_print(FILE *f, const struct tracees *t)
 			   "their errors)\n");
 	free(v);
 }
+
+/* One process's registrations: what its calls did, its refusals by rule. */
+static json_t *process_json(const struct proc *p)
+{
+	const struct proc_stats *s = &p->stats;
+	json_t *by_rule = json_object(), *o;
+
+	for (unsigned int r = 0; by_rule && r < EMU_R_COUNT; r++)
+		if (s->rejected_by_rule[r])
+			json_object_set_new(by_rule, emu_rule_name(r),
+					    json_integer((json_int_t)s->rejected_by_rule[r]));
+	o = json_pack("{s:i,s:s,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "pid", (int)p->tgid,
+		      "program", p->exe, "accepted", (json_int_t)s->accepted,
+		      "rejected", (json_int_t)s->rejected, "rejected_by_rule",
+		      by_rule ? by_rule : json_null(), "unregistered", (json_int_t)s->unregistered,
+		      "at_exec", (json_int_t)s->exec_registered, "stale", (json_int_t)s->stale,
+		      "left_at_exit", (json_int_t)s->left_at_exit);
+	return o;
+}
+
+json_t *summary_json(const struct tracees *t)
+{
+	size_t n, i;
+	const struct proc **v = oldest_first(t->procs, &n);
+	json_t *a = v ? json_array() : NULL;
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, process_json(v[i]));
+	free(v);
+	return a;
+}

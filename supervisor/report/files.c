@@ -341,6 +341,8 @@ static json_t *report_json(const struct report *r)
 		json_object_set(root, "stacks", st->stacks);
 	if (r->verify)
 		json_object_set(root, "verify", r->verify);
+	if (r->processes)
+		json_object_set(root, "registrations_by_process", r->processes);
 	return root;
 }
 

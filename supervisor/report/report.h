@@ -45,6 +45,8 @@ struct report_registrations {
  * @maps_full_reads, @maps_range_reads: whole /proc/PID/maps files read,
  *	and ranges asked of PROCMAP_QUERY (--json's "supervisor")
  * @verify: --verify's "verify" array for --json, or NULL (not owned)
+ * @processes: the registrations per process for --json
+ *	("registrations_by_process"), or NULL (not owned)
  */
 struct report {
 	struct sample_stats *stats;
@@ -62,6 +64,7 @@ struct report {
 	unsigned int exited_holding;
 	unsigned long maps_full_reads;
 	unsigned long maps_range_reads;
+	json_t *processes;
 	struct log *log;
 	json_t *verify;
 };

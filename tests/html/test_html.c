@@ -11,7 +11,8 @@
  *  - a search (the page's #search=TERM) marks exactly the frames whose
  *    name holds TERM, and the share it shows is the samples of the folded
  *    lines holding one;
- *  - the tables' totals are the JSON's (the program's samples, every sample);
+ *  - the tables' totals are the JSON's (the program's samples, every sample,
+ *    the registrations accepted);
  *  - nothing in the page names anything outside it;
  *  - a known input's geometry: each frame as wide as its share of samples.
  */
@@ -231,6 +232,8 @@ static void check_page(const char *page, const char *folded, const char *json, c
 	cr_assert_eq(table_total(dom, "processes", 2), jint(j, "samples", "total"));
 	cr_assert_eq(table_total(dom, "threads", 4), jint(j, "samples", "total"));
 	cr_assert_eq(e.samples, (unsigned long)jint(j, "samples", "total"));
+	cr_assert_eq(table_total(dom, "registrations-table", 2), jint(j, "registrations",
+								      "accepted"));
 	json_decref(j);
 	free(dom);
 	free(text);
