@@ -45,7 +45,6 @@ void stats_free(struct sample_stats *st)
 	*st = (struct sample_stats){ 0 };
 }
 
-
 static json_t *hex(uint64_t v)
 {
 	char buf[24];
@@ -313,17 +312,19 @@ static unsigned int folded_cut(const struct sample_walks *w, char *marker, size_
 static size_t folded_root(const struct sample_walks *w, const struct stats_namer *names,
 			  const struct stats_thread *thread, char *out, size_t size)
 {
-	char own[16] = "";
-	const char *comm = thread ? thread->comm : own;
+	char comm[16] = "";
 	size_t len;
 
-	if (!thread && names->comm)
-		names->comm(names->ctx, w->tid, own, sizeof(own));
+	if (thread)
+		memcpy(comm, thread->comm, sizeof(comm));
+	else if (names->comm)
+		names->comm(names->ctx, w->tid, comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	for (char *c = comm; *c; c++)
+		if (*c == ';' || *c == ' ')
+			*c = '_';	/* a name is one frame */
 	len = (size_t)snprintf(out, size, "%s-%d/%d;", comm[0] ? comm : "?", (int)w->tgid,
 			       (int)w->tid);
-	for (size_t i = 0; i < len && i < size && out[i] != '-'; i++)
-		if (out[i] == ';' || out[i] == ' ')
-			out[i] = '_';	/* a name is one frame */
 	return len < size ? len : size - 1;
 }
 
@@ -367,10 +368,6 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 	}
 }
 
-/*
- * Thread @tid's entry, made on first use while there are fewer than
- * STATS_MAX_THREADS; NULL past that (counted) or on ENOMEM.
- */
 /* Thread @tid's entry, or NULL; its key into @key (32 bytes). */
 static struct stats_thread *thread_find(struct sample_stats *st, pid_t tgid, pid_t tid, char *key)
 {
@@ -378,6 +375,10 @@ static struct stats_thread *thread_find(struct sample_stats *st, pid_t tgid, pid
 	return keyed_find(&st->threads, key);
 }
 
+/*
+ * Thread @tid's entry, made on first use while there are fewer than
+ * STATS_MAX_THREADS; NULL past that (counted) or on ENOMEM.
+ */
 static struct stats_thread *thread_entry(struct sample_stats *st, pid_t tgid, pid_t tid)
 {
 	char key[32];
