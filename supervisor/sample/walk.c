@@ -329,20 +329,22 @@ static const char *wrong_reason(const struct walk_env *env, const struct sample_
 	char rule[96], explain[640] = "";
 
 	rule_text(&res->rule, rule, sizeof(rule));
-	if (k && k < w->in.n && w->in.ours[k].source == EMU_SRC_JIT)
-		jit_explain(env, acc, lookup_ip(env, w->in.ours, k - 1), explain, sizeof(explain));
-	if (w->v.why == WHY_RA_ZERO_NOT_OUTERMOST)
+	if (w->v.why == WHY_RA_ZERO_NOT_OUTERMOST) {
 		snprintf(env->buf->reason, sizeof(env->buf->reason),
 			 "RA 0 read through a %s row not marked outermost (%s); libunwind goes on",
 			 row, rule);
-	else if (w->v.why == WHY_ROW_FAULT)
+		return env->buf->reason;
+	}
+	if (w->v.why == WHY_ROW_FAULT) {
 		snprintf(env->buf->reason, sizeof(env->buf->reason),
 			 "%s stepping by the %s row at 0x%llx (%s); libunwind goes on",
 			 w->stop, row, (unsigned long long)lookup_ip(env, w->in.ours, k - 1), rule);
-	else
-		snprintf(env->buf->reason, sizeof(env->buf->reason), "frame %u, by a %s step, is %s%s",
-			 k, emu_source_name(w->in.ours[k].source), classify_why_name(w->v.why),
-			 explain);
+		return env->buf->reason;
+	}
+	if (k && k < w->in.n && w->in.ours[k].source == EMU_SRC_JIT)
+		jit_explain(env, acc, lookup_ip(env, w->in.ours, k - 1), explain, sizeof(explain));
+	snprintf(env->buf->reason, sizeof(env->buf->reason), "frame %u, by a %s step, is %s%s", k,
+		 emu_source_name(w->in.ours[k].source), classify_why_name(w->v.why), explain);
 	return env->buf->reason;
 }
 
