@@ -193,6 +193,26 @@ static long long jint(json_t *j, const char *a, const char *b)
 	return json_integer_value(json_object_get(json_object_get(j, a), b));
 }
 
+/* Each verdict's colour in the page's style: there, and none shared. */
+static void check_colours(const char *text)
+{
+	static const char *const kinds[] = { "verified", "ref-wrong", "wrong", "unverified",
+					     "past", "root" };
+	char rule[64], colour[6][16];
+
+	for (size_t i = 0; i < 6; i++) {
+		const char *p;
+
+		snprintf(rule, sizeof(rule), ".k-%s { background: ", kinds[i]);
+		p = strstr(text, rule);
+		cr_assert(p, "no colour for %s", kinds[i]);
+		cr_assert_eq(sscanf(p + strlen(rule), "%15[#0-9a-f]", colour[i]), 1);
+		for (size_t k = 0; k < i; k++)
+			cr_assert_str_neq(colour[i], colour[k], "%s and %s share %s", kinds[i],
+					  kinds[k], colour[i]);
+	}
+}
+
 /*
  * The page of a run (@page, with its --folded @folded and --json @json)
  * held to them in the browser, searched for @term.
@@ -211,6 +231,7 @@ static void check_page(const char *page, const char *folded, const char *json, c
 	cr_assert_null(strstr(text, "<link"));
 	cr_assert_null(strstr(text, "url("));
 	cr_assert_null(strstr(text, "@import"));
+	check_colours(text);
 	snprintf(hash, sizeof(hash), "search=%s", term);
 	dom = browse(page, hash, "--dump-dom");
 	cr_assert_eq(occurrences(dom, "class=\"fr "), e.nodes, "frames: %zu rendered, %zu nodes",
