@@ -273,7 +273,8 @@ static void write_files_unsampled(struct run *r, struct report *rep)
 {
 	struct sample_stats none;
 
-	if (!r->opts.json_path && !r->opts.folded_path && !r->opts.html_path)
+	if (!r->opts.json_path && !r->opts.folded_path && !r->opts.folded_all_path &&
+	    !r->opts.html_path)
 		return;
 	if (stats_init(&none, false, 0)) {
 		log_line(&r->log, "out of memory: --json, --folded and --html files not written");

@@ -161,7 +161,8 @@ static void usage(FILE *f)
 		"                          flame graphs, each cut at its first frame judged wrong\n"
 		"                          or unverifiable ([wrong: WHY], [unverified],\n"
 		"                          [past-coverage] in its place)\n"
-		"      --folded-all FILE   the same, every frame of our walk kept\n"
+		"      --folded-all FILE   the same, every frame of our walk kept (with or\n"
+		"                          without --folded)\n"
 		"      --html FILE         the report as one self-contained page: a flame graph\n"
 		"                          coloured by verdict, the profile, coverage, the\n"
 		"                          places with their examples (-: standard output)\n"
@@ -456,8 +457,8 @@ static int parse_sampling(int c, struct run_opts *o)
 		o->json_path = optarg;
 		break;
 	case OPT_FOLDED_ALL:
-		o->folded_all = true;
-		/* fall through */
+		o->folded_all_path = optarg;
+		break;
 	case OPT_FOLDED:
 		o->folded_path = optarg;
 		break;

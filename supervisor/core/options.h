@@ -38,7 +38,7 @@
  * @max_frames: frames per walk at most (--max-frames)
  * @crosscheck: unwind every sample with libunwind too (--no-crosscheck: off)
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
- * @folded_path, @folded_all: --folded FILE (--folded-all: uncut)
+ * @folded_path, @folded_all_path: --folded FILE, --folded-all FILE (uncut)
  * @folded_no_root: --no-folded-root
  * @html_path: --html FILE
  * @report: --report
@@ -88,7 +88,7 @@ struct run_opts {
 	const char *json_path;
 	bool json_all;
 	const char *folded_path;
-	bool folded_all;
+	const char *folded_all_path;
 	bool folded_no_root;
 	const char *html_path;
 	enum opts_report report;

@@ -290,8 +290,7 @@ enum sample_outcome classify_outcome(const struct sample_verdict *v)
 
 bool classify_libunwind_wrong(const struct sample_verdict *v)
 {
-	return v->cls == SC_LIBUNWIND_FAILED || v->cls == SC_BOTH_WRONG ||
-	       (v->cls == SC_DIVERGED && v->side == SIDE_US);
+	return v->cls == SC_LIBUNWIND_FAILED || (v->cls == SC_DIVERGED && v->side == SIDE_US);
 }
 
 bool classify_check_failed(const struct sample_verdict *v)

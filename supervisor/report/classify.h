@@ -206,7 +206,11 @@ void classify_side(struct sample_verdict *v, const struct sample_walks_in *in,
 /** classify_outcome() - what @v says of our covered prefix (the report's headline). */
 enum sample_outcome classify_outcome(const struct sample_verdict *v);
 
-/** classify_libunwind_wrong() - @v's sample shows libunwind's walk wrong. */
+/**
+ * classify_libunwind_wrong() - @v's sample shows libunwind's walk wrong and
+ * ours right (both wrong is OUTCOME_BOTH_WRONG: the report's three counts
+ * of wrong walks are apart)
+ */
 bool classify_libunwind_wrong(const struct sample_verdict *v);
 
 /**

@@ -363,7 +363,7 @@ static int write_json(const struct report *r, FILE *f)
 static json_t *flame_json(const struct sample_stats *st)
 {
 	size_t n, i;
-	struct stats_folded **v = stats_folded_sorted(st, &n);
+	struct stats_folded **v = stats_folded_sorted(st, false, &n);
 	json_t *a = json_array();
 
 	for (i = 0; a && i < n; i++)
@@ -393,15 +393,26 @@ static int write_page(const struct report *r, FILE *f)
 	return err;
 }
 
-static int write_folded(const struct report *r, FILE *f)
+/* Folded stacks, cut (@all false) or with every frame, one "stack count" line each. */
+static int folded_lines(const struct report *r, FILE *f, bool all)
 {
 	size_t n, i;
-	struct stats_folded **v = stats_folded_sorted(r->stats, &n);
+	struct stats_folded **v = stats_folded_sorted(r->stats, all, &n);
 
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s %lu\n", v[i]->stack, v[i]->count);
 	free(v);
 	return ferror(f) ? -1 : 0;
+}
+
+static int write_folded(const struct report *r, FILE *f)
+{
+	return folded_lines(r, f, false);
+}
+
+static int write_folded_all(const struct report *r, FILE *f)
+{
+	return folded_lines(r, f, true);
 }
 
 /* Can @path be written (checked before the program runs, not after)? */
@@ -440,8 +451,9 @@ int report_check_files(struct log *log, const struct run_opts *o)
 {
 	if (o->json_path && check_path(log, o->json_all ? "--json-all" : "--json", o->json_path))
 		return -1;
-	if (o->folded_path && check_path(log, o->folded_all ? "--folded-all" : "--folded",
-					 o->folded_path))
+	if (o->folded_path && check_path(log, "--folded", o->folded_path))
+		return -1;
+	if (o->folded_all_path && check_path(log, "--folded-all", o->folded_all_path))
 		return -1;
 	if (o->html_path && check_path(log, "--html", o->html_path))
 		return -1;
@@ -455,6 +467,9 @@ int report_write_files(const struct report *r)
 	if (r->opts->json_path && write_atomically(r, r->opts->json_path, write_json))
 		err = -1;
 	if (r->opts->folded_path && write_atomically(r, r->opts->folded_path, write_folded))
+		err = -1;
+	if (r->opts->folded_all_path &&
+	    write_atomically(r, r->opts->folded_all_path, write_folded_all))
 		err = -1;
 	if (r->opts->html_path && write_atomically(r, r->opts->html_path, write_page))
 		err = -1;

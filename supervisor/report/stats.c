@@ -37,6 +37,7 @@ void stats_free(struct sample_stats *st)
 	keyed_free(st->objects);
 	tdestroy(st->places, free_place);
 	keyed_free(st->folded);
+	keyed_free(st->folded_all);
 	keyed_free(st->threads);
 	profile_free(&st->profile);
 	json_decref(st->disagreements);
@@ -268,8 +269,9 @@ static unsigned int witnessed_until(const struct sample_walks *w)
 
 /*
  * What a flame graph may draw of @w: the frames below the first one judged
- * wrong or unverifiable, the rest replaced by @marker ("[wrong: not-code]",
- * "[unverified]", "[past-coverage]"); all of them when @marker is "".
+ * wrong or unverifiable, the rest replaced by @marker ("[wrong: not-code]"
+ * in the covered prefix, "[astray: not-code]" past it, "[unverified]",
+ * "[past-coverage]"); all of them when @marker is "".
  * Return: how many frames are kept.
  */
 static unsigned int folded_cut(const struct sample_walks *w, char *marker, size_t size)
@@ -296,9 +298,9 @@ static unsigned int folded_cut(const struct sample_walks *w, char *marker, size_
 	default:
 		break;
 	}
-	if (v->why && v->wrong_frame < cut) {	/* past the covered prefix: astray */
+	if (v->why && v->wrong_frame < cut) {	/* past the covered prefix: the fallback's */
 		cut = v->wrong_frame;
-		snprintf(marker, size, "[wrong: %s]", classify_why_name(v->why));
+		snprintf(marker, size, "[astray: %s]", classify_why_name(v->why));
 	}
 	seen = witnessed_until(w);
 	if (seen < cut) {
@@ -329,13 +331,13 @@ static size_t folded_root(const struct sample_walks *w, const struct stats_namer
 }
 
 /*
- * The stack, outermost first, into the folded counts: a root for the
- * thread, then our frames from the outermost one kept (folded_cut(): what
- * follows a wrong or unverifiable frame is one marker frame), or every frame
- * with --folded-all.
+ * The stack, outermost first, into @tree: a root for the thread unless
+ * --no-folded-root, then our frames from the outermost one kept (@cut:
+ * folded_cut()'s; what follows a wrong or unverifiable frame is one marker
+ * frame), else every frame.
  */
-static void add_folded(struct sample_stats *st, const struct sample_walks *w,
-		       const struct stats_namer *names, const struct stats_thread *thread)
+static void fold_into(struct sample_stats *st, void **tree, const struct sample_walks *w,
+		      const struct stats_namer *names, const struct stats_thread *thread, bool cut)
 {
 	char stack[16384], fn[256], marker[64] = "";
 	unsigned int keep = w->in.n;
@@ -345,7 +347,7 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 	stack[0] = '\0';
 	if (!st->folded_no_root)
 		len = folded_root(w, names, thread, stack, sizeof(stack));
-	if (!st->folded_uncut)
+	if (cut)
 		keep = folded_cut(w, marker, sizeof(marker));
 	if (marker[0])
 		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s;", marker);
@@ -361,11 +363,20 @@ static void add_folded(struct sample_stats *st, const struct sample_walks *w,
 	}
 	if (len && len < sizeof(stack))
 		stack[len - 1] = '\0';	/* the last ';' */
-	f = keyed_entry(&st->folded, stack, sizeof(*f));
+	f = keyed_entry(tree, stack, sizeof(*f));
 	if (f) {
 		f->count++;
 		f->ref_wrong += w->v.cls == SC_LIBUNWIND_FAILED;
 	}
+}
+
+/* The folded stacks: cut (--folded, --html), and every frame (--folded-all) when kept. */
+static void add_folded(struct sample_stats *st, const struct sample_walks *w,
+		       const struct stats_namer *names, const struct stats_thread *thread)
+{
+	fold_into(st, &st->folded, w, names, thread, true);
+	if (st->keep_folded_all)
+		fold_into(st, &st->folded_all, w, names, thread, false);
 }
 
 /* Thread @tid's entry, or NULL; its key into @key (32 bytes). */
@@ -620,7 +631,7 @@ struct stats_thread **stats_threads_sorted(const struct sample_stats *st, size_t
 	return (struct stats_thread **)keyed_sorted(st->threads, n, cmp_thread);
 }
 
-struct stats_folded **stats_folded_sorted(const struct sample_stats *st, size_t *n)
+struct stats_folded **stats_folded_sorted(const struct sample_stats *st, bool all, size_t *n)
 {
-	return (struct stats_folded **)keyed_sorted(st->folded, n, cmp_folded);
+	return (struct stats_folded **)keyed_sorted(all ? st->folded_all : st->folded, n, cmp_folded);
 }

@@ -147,7 +147,8 @@ struct sample_stats {
 	json_t *stacks;		/* --json-all, else NULL */
 	uint64_t period_ns;
 	struct profile profile;	/* the program's samples by function and object */
-	bool folded_uncut;	/* --folded-all: every frame of our walk */
+	void *folded_all;	/* --folded-all: tsearch: struct stats_folded, uncut */
+	bool keep_folded_all;	/* fill @folded_all too */
 	bool folded_no_root;	/* --no-folded-root: no "comm-TGID/TID" root */
 };
 
@@ -253,7 +254,11 @@ struct stats_object **stats_objects_sorted(const struct sample_stats *st, size_t
 /** stats_threads_sorted() - threads by TID; malloc'd, *@n entries. */
 struct stats_thread **stats_threads_sorted(const struct sample_stats *st, size_t *n);
 
-/** stats_folded_sorted() - folded stacks by count, most first; malloc'd, *@n entries. */
-struct stats_folded **stats_folded_sorted(const struct sample_stats *st, size_t *n);
+/**
+ * stats_folded_sorted() - folded stacks by count, most first (@all: every
+ * frame of each stack, --folded-all's; else cut at the first frame judged
+ * wrong or unverifiable); malloc'd, *@n entries
+ */
+struct stats_folded **stats_folded_sorted(const struct sample_stats *st, bool all, size_t *n);
 
 #endif /* SUPERVISOR_REPORT_STATS_H */

@@ -210,9 +210,11 @@ static void print_counts(const struct report *r, struct sample_stats *st)
 		fprintf(r->log->f, "  %lu stops came over a period after the kernel's sample "
 				"(longest %.1f ms)\n", st->waited, (double)st->waited_max_ns / 1e6);
 	else if (st->waited)
-		fprintf(r->log->f, "  %lu samples came over a period late (SIGPROF blocked%s; longest "
-				"%.1f ms)\n", st->waited, r->perf_events ?
-				", or periods spent in the kernel skipped" : "",
+		fprintf(r->log->f, "  %lu samples came over a period late (%s; longest %.1f ms)\n",
+			st->waited, r->opts->wall_clock && r->opts->sampler != OPTS_SAMPLER_SIGPROF ?
+			"the stop came late: codectl-run busy, or the thread not stoppable at once" :
+			r->perf_events ?
+			"SIGPROF blocked, or periods spent in the kernel skipped" : "SIGPROF blocked",
 			(double)st->waited_max_ns / 1e6);
 	if (r->ring && !r->stop)
 		fprintf(r->log->f, "  no thread stopped: the kernel copied the registers and up "

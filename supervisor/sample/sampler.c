@@ -93,7 +93,7 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 		err = trigger_init(&sm->trig, opts->freq, opts->wall_clock);
 	if (!err)
 		err = stats_init(&sm->stats, opts->json_all, sm->trig.period_ns);
-	sm->stats.folded_uncut = opts->folded_all;
+	sm->stats.keep_folded_all = opts->folded_all_path != NULL;
 	sm->stats.folded_no_root = opts->folded_no_root;
 	if (err) {
 		sampler_free(sm);
@@ -308,7 +308,8 @@ static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm
 		.removed = remove_broken,
 		.removed_ctx = fm,
 		.crosscheck = sm->opts->crosscheck,
-		.folded = sm->opts->folded_path || sm->opts->html_path,
+		.folded = sm->opts->folded_path || sm->opts->folded_all_path ||
+			  sm->opts->html_path,
 		.buf = &sm->buf,
 		.stats = &sm->stats,
 		.verify = sm->verify,

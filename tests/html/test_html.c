@@ -86,7 +86,7 @@ static size_t occurrences(const char *text, const char *needle)
 }
 
 /* Kinds of frames, as the page names them (data-k). */
-enum kind { K_VERIFIED_OR_REF, K_WRONG, K_UNVERIFIED, K_PAST, K_ROOT, K_COUNT };
+enum kind { K_VERIFIED_OR_REF, K_WRONG, K_ASTRAY, K_UNVERIFIED, K_PAST, K_ROOT, K_COUNT };
 
 /* What the folded stacks say: their distinct nodes by kind, and a term's frames and samples. */
 struct expect {
@@ -101,6 +101,8 @@ static enum kind kind_of(const char *frame, size_t depth)
 {
 	if (!strncmp(frame, "[wrong", 6))
 		return K_WRONG;
+	if (!strncmp(frame, "[astray", 7))
+		return K_ASTRAY;
 	if (!strcmp(frame, "[unverified]"))
 		return K_UNVERIFIED;
 	if (!strcmp(frame, "[past-coverage]"))
@@ -196,11 +198,11 @@ static long long jint(json_t *j, const char *a, const char *b)
 /* Each verdict's colour in the page's style: there, and none shared. */
 static void check_colours(const char *text)
 {
-	static const char *const kinds[] = { "verified", "ref-wrong", "wrong", "unverified",
-					     "past", "root" };
-	char rule[64], colour[6][16];
+	static const char *const kinds[] = { "verified", "ref-wrong", "wrong", "astray",
+					     "unverified", "past", "root" };
+	char rule[64], colour[7][16];
 
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < 7; i++) {
 		const char *p;
 
 		snprintf(rule, sizeof(rule), ".k-%s { background: ", kinds[i]);
@@ -237,6 +239,7 @@ static void check_page(const char *page, const char *folded, const char *json, c
 	cr_assert_eq(occurrences(dom, "class=\"fr "), e.nodes, "frames: %zu rendered, %zu nodes",
 		     occurrences(dom, "class=\"fr "), e.nodes);
 	cr_assert_eq(occurrences(dom, "data-k=\"wrong\""), e.by_kind[K_WRONG]);
+	cr_assert_eq(occurrences(dom, "data-k=\"astray\""), e.by_kind[K_ASTRAY]);
 	cr_assert_eq(occurrences(dom, "data-k=\"unverified\""), e.by_kind[K_UNVERIFIED]);
 	cr_assert_eq(occurrences(dom, "data-k=\"past\""), e.by_kind[K_PAST]);
 	cr_assert_eq(occurrences(dom, "data-k=\"root\""), e.by_kind[K_ROOT]);
@@ -329,6 +332,20 @@ Test(html, processes_each_under_their_root)
 	cr_assert_geq(json_array_size(json_object_get(json_object_get(j, "profile"), "processes")),
 		      2);
 	json_decref(j);
+	files_remove(&f);
+}
+
+/* Without a reference walk no frame is drawn verified: plausible, not cross-checked. */
+Test(html, unchecked_frames_are_not_drawn_verified)
+{
+	struct files f;
+	char *dom;
+
+	run_with_files(&f, (const char *const[]){ "--no-crosscheck", "--", SAMPLING_DEMO, NULL });
+	dom = browse(f.page, NULL, "--dump-dom");
+	cr_assert_eq(occurrences(dom, "data-k=\"verified\""), 0);
+	cr_assert_gt(occurrences(dom, "data-k=\"unverified\""), 10);
+	free(dom);
 	files_remove(&f);
 }
 

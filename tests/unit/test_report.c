@@ -63,6 +63,8 @@ static const struct emu_frame stack_lie[] = {
 static const uint64_t ref_lie[] = { 0x1010, 0x2020, 0x3e8 };
 static const uint8_t yes4[] = { PLAUSIBLE_YES, PLAUSIBLE_YES, PLAUSIBLE_YES, PLAUSIBLE_YES };
 static const uint8_t lie[] = { PLAUSIBLE_YES, PLAUSIBLE_YES, PLAUSIBLE_NOT_CODE };
+static const uint8_t fallback_not_code[] = { PLAUSIBLE_YES, PLAUSIBLE_YES, PLAUSIBLE_YES,
+					     PLAUSIBLE_NOT_CODE };
 
 /* One sample: our @n frames against libunwind's @ref (both @plaus), classified, counted. */
 static void add(struct sample_stats *st, const struct emu_frame *ours, unsigned int n,
@@ -128,7 +130,7 @@ Test(report, counts_agreement_coverage_and_places)
 			       "65336 bytes of stack at each sample\n"), "%s", text);
 	/* the fallback's 0x9999 where libunwind's unwind data has 0x9040: frames left out */
 	cr_assert(strstr(text, "  verdict: 2 verified correct in their covered part; wrong: ours 0, "
-			       "libunwind's 1, both 1; unverifiable 1 (1: the frame-pointer fallback "
+			       "libunwind's 0, both 1; unverifiable 1 (1: the frame-pointer fallback "
 			       "left out frames that libunwind found by unwind data)\n"), "%s", text);
 	cr_assert(strstr(text, "  whole walks, ours against libunwind's: match 2, ended 0, astray 1, "
 			       "diverged 0, libunwind-failed 0, both-wrong 1\n"), "%s", text);
@@ -229,7 +231,9 @@ Test(report, json_and_folded_files)
 	cr_assert_eq(json_integer_value(json_object_get(samples, "unverifiable")), 1);
 	cr_assert_eq(json_integer_value(json_object_get(samples, "fallback_skipped")), 1);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(samples, "wrong"),
-							"libunwind")), 1);
+							"libunwind")), 0);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(samples, "wrong"),
+							"both")), 1);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(samples, "wrong_frames"),
 							"not-code")), 1);
 	/* ... and whose walk it is in: ours, in the covered part (both-wrong) */
@@ -289,51 +293,67 @@ Test(report, json_and_folded_files)
 	rmdir(dir);
 }
 
-/* The folded file of @st's samples, read whole into @buf. */
-static void folded_of(struct sample_stats *st, char *buf, size_t size)
+/* Read @path whole into @buf, and remove it. */
+static void slurp(const char *path, char *buf, size_t size)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 16];
-	struct log log = { .f = stderr };
-	struct report r = { .stats = st, .opts = &opts, .queue = 128, .log = &log };
+	FILE *f = fopen(path, "r");
 	size_t n;
-	FILE *f;
 
-	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-report"));
-	snprintf(path, sizeof(path), "%s/r.folded", dir);
-	opts.folded_path = path;
-	cr_assert_eq(report_write_files(&r), 0);
-	f = fopen(path, "r");
-	cr_assert(f);
+	cr_assert(f, "%s", path);
 	n = fread(buf, 1, size - 1, f);
 	buf[n] = '\0';
 	fclose(f);
 	unlink(path);
+}
+
+/* The --folded and --folded-all files of @st's samples (one run), read into @cut and @all. */
+static void folded_of(struct sample_stats *st, char *cut, char *all, size_t size)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], path_all[PATH_MAX + 16];
+	struct log log = { .f = stderr };
+	struct report r = { .stats = st, .opts = &opts, .queue = 128, .log = &log };
+
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-report"));
+	snprintf(path, sizeof(path), "%s/r.folded", dir);
+	snprintf(path_all, sizeof(path_all), "%s/all.folded", dir);
+	opts.folded_path = path;
+	opts.folded_all_path = path_all;
+	cr_assert_eq(report_write_files(&r), 0);
+	slurp(path, cut, size);
+	slurp(path_all, all, size);
 	rmdir(dir);
 }
 
 /*
- * --folded-all keeps every frame of our walk, --no-folded-root leaves the
+ * --folded-all keeps every frame of our walk (its own file, beside
+ * --folded's in one run), --no-folded-root leaves the
  * thread's root out; frames past the covered prefix that libunwind does not
  * have too (it ended) are cut as [past-coverage].
  */
 Test(report, folded_all_uncut_without_root_and_past_coverage)
 {
 	struct sample_stats st;
-	char text[1024];
+	char cut[1024], all[1024];
 
 	cr_assert_eq(stats_init(&st, false, 1000000), 0);
-	st.folded_uncut = true;
+	st.keep_folded_all = true;
 	st.folded_no_root = true;
 	add(&st, stack_fp, 4, ref4, 4, NULL, NULL);
 	add(&st, stack_lie, 3, ref_lie, 3, lie, NULL);
-	folded_of(&st, text, sizeof(text));
-	cr_assert_str_eq(text, "[libc.so.6];main;mid;leaf 1\n[libc.so.6];mid;leaf 1\n");
+	folded_of(&st, cut, all, sizeof(cut));
+	cr_assert_str_eq(all, "[libc.so.6];main;mid;leaf 1\n[libc.so.6];mid;leaf 1\n");
+	/* both files of one run: the cut form too */
+	cr_assert_str_eq(cut, "[unverified];main;mid;leaf 1\n[wrong: not-code];mid;leaf 1\n");
 	stats_free(&st);
 
 	cr_assert_eq(stats_init(&st, false, 1000000), 0);
 	add(&st, stack_fp, 4, ref3, 3, yes4, NULL);	/* libunwind ends at main */
-	folded_of(&st, text, sizeof(text));
-	cr_assert_str_eq(text, "my_prog_1-42/43;[past-coverage];main;mid;leaf 1\n");
+	add(&st, stack_fp, 4, ref3, 3, fallback_not_code, NULL);
+	folded_of(&st, cut, all, sizeof(cut));
+	/* the fallback's frame past the covered part, not code: astray, not our walk wrong */
+	cr_assert_str_eq(cut, "my_prog_1-42/43;[astray: not-code];main;mid;leaf 1\n"
+			      "my_prog_1-42/43;[past-coverage];main;mid;leaf 1\n");
+	cr_assert_str_eq(all, "");	/* not kept: no --folded-all when counted */
 	stats_free(&st);
 }
 
