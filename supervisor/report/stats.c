@@ -332,23 +332,20 @@ static size_t folded_root(const struct sample_walks *w, const struct stats_namer
 
 /*
  * The stack, outermost first, into @tree: a root for the thread unless
- * --no-folded-root, then our frames from the outermost one kept (@cut:
- * folded_cut()'s; what follows a wrong or unverifiable frame is one marker
- * frame), else every frame.
+ * --no-folded-root, then @marker when not "" (what follows the frames kept
+ * is one marker frame: folded_cut()), then our frames 0 .. @keep - 1.
  */
 static void fold_into(struct sample_stats *st, void **tree, const struct sample_walks *w,
-		      const struct stats_namer *names, const struct stats_thread *thread, bool cut)
+		      const struct stats_namer *names, const struct stats_thread *thread,
+		      unsigned int keep, const char *marker)
 {
-	char stack[16384], fn[256], marker[64] = "";
-	unsigned int keep = w->in.n;
+	char stack[16384], fn[256];
 	size_t len = 0;
 	struct stats_folded *f;
 
 	stack[0] = '\0';
 	if (!st->folded_no_root)
 		len = folded_root(w, names, thread, stack, sizeof(stack));
-	if (cut)
-		keep = folded_cut(w, marker, sizeof(marker));
 	if (marker[0])
 		len += (size_t)snprintf(stack + len, sizeof(stack) - len, "%s;", marker);
 	for (unsigned int i = keep; i-- > 0 && len < sizeof(stack) - 1;) {
@@ -370,13 +367,17 @@ static void fold_into(struct sample_stats *st, void **tree, const struct sample_
 	}
 }
 
-/* The folded stacks: cut (--folded, --html), and every frame (--folded-all) when kept. */
+/*
+ * The folded stacks: cut to @keep frames and @marker (--folded, --html),
+ * and every frame (--folded-all) when kept.
+ */
 static void add_folded(struct sample_stats *st, const struct sample_walks *w,
-		       const struct stats_namer *names, const struct stats_thread *thread)
+		       const struct stats_namer *names, const struct stats_thread *thread,
+		       unsigned int keep, const char *marker)
 {
-	fold_into(st, &st->folded, w, names, thread, true);
+	fold_into(st, &st->folded, w, names, thread, keep, marker);
 	if (st->keep_folded_all)
-		fold_into(st, &st->folded_all, w, names, thread, false);
+		fold_into(st, &st->folded_all, w, names, thread, w->in.n, "");
 }
 
 /* Thread @tid's entry, or NULL; its key into @key (32 bytes). */
@@ -493,6 +494,7 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	bool tool = sample_in_loader_module(w, names);
 	struct stats_place *place = NULL;
 	char marker[64];
+	unsigned int cut = folded_cut(w, marker, sizeof(marker));
 	struct stats_thread *thread;
 	json_t *j = NULL;
 
@@ -502,9 +504,9 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	if (thread)
 		count_thread(thread, w, names);
 	if (folded)
-		add_folded(st, w, names, thread);
+		add_folded(st, w, names, thread, cut, marker);
 	if (!tool)
-		profile_add(&st->profile, w, names, folded_cut(w, marker, sizeof(marker)));
+		profile_add(&st->profile, w, names, cut);
 	st->in_loader_module += tool;
 	if (disagrees) {
 		st->disagreements_total++;
