@@ -292,8 +292,12 @@ $(O)/obj/supervisor/report/page.o: supervisor/report/page.html
 $(LIBSUPERVISOR): $(SUPERVISOR_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
+# libunwind's signal masks are answered by codectl-run itself
+# (supervisor/oracle/libunwind_sigmask.c): the link exports both functions.
+SIGMASK_EXPORTS := -Wl,--export-dynamic-symbol=sigprocmask \
+	-Wl,--export-dynamic-symbol=pthread_sigmask
 $(CODECTL_RUN): $(RUN_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $(SIGMASK_EXPORTS) $^ -o $@ $(SUPERVISOR_LIBS)
 
 # The codectl-run make install copies: it finds the loader module in
 # LIBDIR/codectl-emu as seen from BINDIR (so a DESTDIR tree works where it is
@@ -616,12 +620,13 @@ $(O)/bench/syscall: bench/syscall.c tests/lib/sframe_writer.c tests/lib/sframe_s
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		$(ALL_CFLAGS) $(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) $(SUPERVISOR_LIBS)
 
-# bench/sample: our walk against the libunwind oracle on the same samples.
+# bench/sample: our walk against the libunwind oracle on the same samples (as
+# codectl-run has it: libunwind's signal masks answered by the program).
 $(O)/bench/sample: bench/sample.c $(LIBSUPERVISOR) $(LIBEMU) $(CODECTL_RUN)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		$(ALL_CFLAGS) -Wa,--gsframe $(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) \
-		$(SUPERVISOR_LIBS)
+		$(SIGMASK_EXPORTS) $(SUPERVISOR_LIBS)
 
 # bench/verify: the verifier on the largest test objects and on bench/lua's build
 $(O)/bench/verify: bench/verify.c $(LIBSUPERVISOR) $(LIBEMU)

@@ -4,19 +4,27 @@
  *   1. On identical samples (a child of this program, stopped 200 times at
  *      random points of a deep recursion, registers and 64 KiB of stack
  *      copied): ns per sample of our unwind and of libunwind's remote unwind
- *      (cache warm, as codectl-run uses it), and the ratio (target >= 20);
- *      the frame-plausibility oracle's judgement of our frames, cold and warm.
+ *      (cache warm), as shipped (two signal-mask system calls per step; in a
+ *      run of this program with CODECTL_LIBUNWIND_SIGMASK=libunwind) and as
+ *      codectl-run runs it (those calls answered in the process:
+ *      supervisor/oracle/libunwind_sigmask.c, linked in here too), and the
+ *      ratio of the shipped one to ours (target >= 20); the
+ *      frame-plausibility oracle's judgement of our frames, cold and warm.
  *   2. A CPU-bound thread blocking every signal (as xz -T2's workers): its
  *      own CPU time for the same work, alone, under perf record -F 999
  *      --call-graph dwarf, and under codectl-run at 999 Hz with the ring sampler and the stop sampler,
- *      each with the cross-check on and off (rounds alternate the ways;
- *      medians): the slowdown of each against alone, and the thread's
- *      samples per CPU second, with the targets (ring <= 1.5x perf's
- *      slowdown and <= 3 %, stop <= 6 %).
+ *      each with the cross-check on and off (rounds alternate the ways; each
+ *      run's time over its round's time alone, the median of those): the
+ *      slowdown of each against alone, and the thread's samples per CPU
+ *      second, with the targets (ring <= 1.5x perf's slowdown and <= 3 %,
+ *      stop <= 6 %).
  *   3. The program's own ITIMER_PROF ticks per CPU second, alone and under
- *      codectl-run (target: within 2 %; the kernel charges that clock by
- *      scheduler tick, so a loaded machine skews it, alone too).
- * Usage: sample [--quick]     (sample --work N, --ticks N: the targets themselves)
+ *      codectl-run, over three times the work (~200 ticks: one tick is
+ *      0.5 %), the median of each round's ratio (target: within 2 %; the
+ *      kernel charges that clock by scheduler tick, so a loaded machine
+ *      skews it, alone too).
+ * Usage: sample [--quick]     (sample --work N, --ticks N: the targets themselves;
+ *                              sample --libunwind-ns: part 1's libunwind figure alone)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -290,11 +298,27 @@ static int time_plausible(struct bench *b, double *cold, double *warm)
 	return 0;
 }
 
-static int part_identical(struct bench *b)
+/* libunwind as shipped: this program again, its signal masks set (ns per sample, < 0: failed). */
+static double libunwind_shipped_ns(const char *self)
+{
+	char cmd[4200], line[128];
+	double ns = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "CODECTL_LIBUNWIND_SIGMASK=libunwind '%s' --libunwind-ns", self);
+	p = popen(cmd, "r");
+	if (p && fgets(line, sizeof(line), p))
+		ns = strtod(line, NULL);
+	if (p)
+		pclose(p);
+	return ns > 0 ? ns : -1;
+}
+
+static int part_identical(struct bench *b, const char *self)
 {
 	struct oracles *ref = NULL;
 	unsigned long fo, fl;
-	double ours, lu, pl_cold = 0, pl_warm = 0;
+	double ours, lu, shipped = -1, pl_cold = 0, pl_warm = 0;
 
 	if (capture_all(b) || !(b->code = code_cache_new(b->child)) ||
 	    procfs_maps_read(b->child, &b->maps) || register_exe(b) ||
@@ -304,6 +328,11 @@ static int part_identical(struct bench *b)
 	}
 	time_libunwind(b, ref, 1, &fl);	/* warm libunwind's cache */
 	lu = time_libunwind(b, ref, b->reps / 10 + 1, &fl);
+	if (!self) {
+		printf("%.0f\n", lu);
+		goto out;
+	}
+	shipped = libunwind_shipped_ns(self);
 	ours = time_ours(b, &fo);
 	if (time_plausible(b, &pl_cold, &pl_warm)) {
 		fprintf(stderr, "bench/sample: cannot judge the samples\n");
@@ -311,12 +340,17 @@ static int part_identical(struct bench *b)
 	}
 	printf("1. identical samples (%d stops of a 20-60 deep recursion, %.1f frames each):\n",
 	       NSAMPLES, (double)fo / ((double)b->reps * NSAMPLES));
-	printf("   our unwind        %10.0f ns/sample\n", ours);
-	printf("   libunwind remote  %10.0f ns/sample (%.1f frames each, cache warm)\n", lu,
+	printf("   our unwind                        %10.0f ns/sample\n", ours);
+	printf("   libunwind remote, as shipped      %10.0f ns/sample (cache warm; its signal "
+	       "masks set: two system calls a step)\n", shipped);
+	printf("   libunwind remote, in codectl-run  %10.0f ns/sample (%.1f frames each, cache "
+	       "warm; its masks answered in the process)\n", lu,
 	       (double)fl / ((double)(b->reps / 10 + 1) * NSAMPLES));
-	printf("   ratio libunwind/ours %.1f (target >= 20)\n", lu / ours);
+	printf("   ratio libunwind as shipped/ours %.1f (target >= 20); in codectl-run/ours %.1f\n",
+	       shipped / ours, lu / ours);
 	printf("   plausibility of our frames: %.0f ns/sample with a new oracle, %.0f ns/sample "
 	       "with its cache warm (%.2f x our unwind)\n", pl_cold, pl_warm, pl_warm / ours);
+out:
 	oracles_free(ref);
 	kill(b->child, SIGKILL);
 	waitpid(b->child, NULL, __WALL);
@@ -477,9 +511,13 @@ static const char *const config_name[NCONFIG] = {
 	[TICKS_RING] = "ITIMER_PROF under codectl-run (ring)",
 };
 
-/* @c's command line for the target doing @rounds; NULL-terminated in @argv. */
-static void config_argv(enum config c, const char *self, const char *rounds, const char *json,
-			const char *perf_data, const char *argv[24])
+/*
+ * @c's command line for the target doing @rounds (@ticks_rounds counting
+ * its ticks); NULL-terminated in @argv.
+ */
+static void config_argv(enum config c, const char *self, const char *rounds,
+			const char *ticks_rounds, const char *json, const char *perf_data,
+			const char *argv[24])
 {
 	size_t n = 0;
 
@@ -508,7 +546,7 @@ static void config_argv(enum config c, const char *self, const char *rounds, con
 	}
 	argv[n++] = self;
 	argv[n++] = c >= TICKS_ALONE ? "--ticks" : "--work";
-	argv[n++] = rounds;
+	argv[n++] = c >= TICKS_ALONE ? ticks_rounds : rounds;
 	argv[n] = NULL;
 }
 
@@ -526,6 +564,7 @@ static double median(double *v, int n)
 }
 
 #define MAX_ROUNDS 9
+#define ROUNDS 7
 
 /* What the rounds measured of one configuration. */
 struct config_result {
@@ -561,18 +600,29 @@ static bool perf_works(const char *perf_data)
 	       !WEXITSTATUS(status);
 }
 
+/* The median of @v[i] / @base[i] over the rounds both have, minus 1. */
+static double paired_change(const double *v, const double *base, int n)
+{
+	double r[MAX_ROUNDS];
+
+	for (int i = 0; i < n; i++)
+		r[i] = v[i] / base[i];
+	return n ? median(r, n) - 1 : 0;
+}
+
 static void print_results(struct config_result *res, bool have_perf)
 {
-	double alone = median(res[ALONE].cpu, res[ALONE].n), perf = 0, slow;
+	double perf = 0, slow;
+	int n;
 
 	if (have_perf)
-		perf = median(res[PERF].cpu, res[PERF].n) / alone - 1;
+		perf = paired_change(res[PERF].cpu, res[ALONE].cpu, res[PERF].n);
 	printf("2. a thread's own CPU time for the same work (it blocks every signal), 999 Hz, "
-	       "median of %d alternated rounds:\n", res[ALONE].n);
+	       "median of %d alternated rounds (each over its round alone):\n", res[ALONE].n);
 	for (int c = 0; c < TICKS_ALONE; c++) {
 		if (!res[c].n)
 			continue;
-		slow = median(res[c].cpu, res[c].n) / alone - 1;
+		slow = paired_change(res[c].cpu, res[ALONE].cpu, res[c].n);
 		printf("   %-44s %+6.2f %%", config_name[c], slow * 100);
 		if (c != ALONE)
 			printf("  %5.0f samples/CPU-s", median(res[c].rate, res[c].n));
@@ -586,16 +636,18 @@ static void print_results(struct config_result *res, bool have_perf)
 	if (!have_perf)
 		printf("   perf record: not run (perf is not installed or does not work here: "
 		       "apt-get install linux-perf)\n");
-	alone = median(res[TICKS_ALONE].ticks, res[TICKS_ALONE].n);
-	slow = median(res[TICKS_RING].ticks, res[TICKS_RING].n);
+	n = res[TICKS_RING].n;
+	slow = paired_change(res[TICKS_RING].ticks, res[TICKS_ALONE].ticks, n);
 	printf("3. the program's own ITIMER_PROF ticks per CPU second: alone %.1f, under "
-	       "codectl-run (ring) %.1f (%+.2f %%; target within 2 %%)\n", alone, slow,
-	       (slow / alone - 1) * 100);
+	       "codectl-run (ring) %.1f (%+.2f %%, median of the rounds' ratios; target "
+	       "within 2 %%)\n", median(res[TICKS_ALONE].ticks, res[TICKS_ALONE].n),
+	       median(res[TICKS_RING].ticks, n), slow * 100);
 }
 
-static int part_runs(const char *self, const char *rounds, int nrounds)
+static int part_runs(const char *self, unsigned long work, int nrounds)
 {
 	char json[] = "/tmp/bench-sample-XXXXXX", perf_data[] = "/tmp/bench-sample-perf-XXXXXX";
+	char rounds[24], ticks_rounds[24];
 	int fd = mkstemp(json), pfd = mkstemp(perf_data), ret = 0;
 	struct config_result res[NCONFIG] = { 0 };
 	const char *argv[24];
@@ -606,12 +658,14 @@ static int part_runs(const char *self, const char *rounds, int nrounds)
 		return -1;
 	close(fd);
 	close(pfd);
+	snprintf(rounds, sizeof(rounds), "%lu", work);
+	snprintf(ticks_rounds, sizeof(ticks_rounds), "%lu", 3 * work);
 	have_perf = perf_works(perf_data);
 	for (int round = 0; round < nrounds && !ret; round++) {
 		for (int c = 0; c < NCONFIG && !ret; c++) {
 			if (c == PERF && !have_perf)
 				continue;
-			config_argv(c, self, rounds, json, perf_data, argv);
+			config_argv(c, self, rounds, ticks_rounds, json, perf_data, argv);
 			ret = run_timed((char *const *)argv, c > PERF && c != TICKS_ALONE ? json : NULL,
 					c == PERF ? perf_data : NULL, &t);
 			if (ret)
@@ -631,7 +685,7 @@ static int part_runs(const char *self, const char *rounds, int nrounds)
 int main(int argc, char **argv)
 {
 	struct bench b = { .reps = 200 };
-	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+	bool quick = argc > 1 && !strcmp(argv[1], "--quick"), only_libunwind;
 	char self[4096];
 	ssize_t len;
 
@@ -639,7 +693,8 @@ int main(int argc, char **argv)
 		return target(strtoul(argv[2], NULL, 0));
 	if (argc > 2 && !strcmp(argv[1], "--ticks"))
 		return ticks_target(strtoul(argv[2], NULL, 0));
-	b.reps = quick ? 20 : 200;
+	only_libunwind = argc > 1 && !strcmp(argv[1], "--libunwind-ns");
+	b.reps = quick || only_libunwind ? 20 : 200;
 	b.samples = calloc(NSAMPLES, sizeof(*b.samples));
 	b.registry = emu_registry_new(EMU_REGISTRY_DEFAULT_LIMIT);
 	remote_mem_init(&b.self, getpid(), -1, NULL);
@@ -648,9 +703,11 @@ int main(int argc, char **argv)
 	if (!b.samples || !b.registry || len <= 0)
 		return 1;
 	self[len] = '\0';
-	if (part_identical(&b))
+	if (part_identical(&b, only_libunwind ? NULL : self))
 		return 1;
-	if (part_runs(self, quick ? "3000" : "40000", quick ? 1 : 5))
+	if (only_libunwind)
+		return 0;
+	if (part_runs(self, quick ? 3000 : 40000, quick ? 1 : ROUNDS))
 		return 1;
 	emu_registry_free(b.registry);
 	free(b.samples);

@@ -4,15 +4,26 @@
  * unwinding with our own accessors, registers from the sample, memory from
  * the sample's reader (stack copy, then process_vm_readv); unwind info is
  * found by libunwind-ptrace's _UPT_find_proc_info (DWARF .eh_frame from the
- * files), UNW_CACHE_PER_THREAD (no lock, no signal mask: the global cache
- * masks every signal around each use, two system calls per step), flushed
- * when the mappings change or the thread walked another process last. The argument libunwind hands to
- * our callbacks is either our per-walk context (from unw_init_remote) or, for
- * reads made inside _UPT_find_proc_info, the UPT_info itself: libunwind casts
- * that argument to its struct UPT_info, so it must be the _UPT_create()
- * pointer (passing anything else ends every walk after one frame). A context
- * starts with a magic word; a UPT_info starts with the pid (pid_t, first
- * member in every libunwind release), checked once when it is opened.
+ * files), UNW_CACHE_PER_THREAD asked for (the Debian builds give the global
+ * cache instead, whose lock masks every signal: libunwind_sigmask.c answers
+ * those masks), flushed when the mappings change or the thread walked
+ * another process last.
+ *
+ * A UPT_info keeps the ELF image and unwind table of the one object it
+ * looked up last; asked about another, it reads /proc/PID/maps, unmaps the
+ * image (a TLB shootdown that interrupts other CPUs, the program's among
+ * them) and maps the other's. Each mapping therefore gets a UPT_info of its
+ * own (at most UPT_SLOTS per process, the least recently made replaced), so
+ * that a walk through a program's objects maps each once, until the
+ * mappings change.
+ *
+ * The argument libunwind hands to our callbacks is either our per-walk
+ * context (from unw_init_remote) or, for reads made inside
+ * _UPT_find_proc_info, the UPT_info itself: libunwind casts that argument to
+ * its struct UPT_info, so it must be the _UPT_create() pointer (passing
+ * anything else ends every walk after one frame). A context starts with a
+ * magic word; a UPT_info starts with the pid (pid_t, first member in every
+ * libunwind release), checked once when the state is opened.
  *
  * _UPT_find_proc_info opens the file mapped at an address itself (by its
  * /proc/PID/maps path): the path is checked first (mapped_files.h), and the
@@ -54,24 +65,34 @@
  *    free(): the unwinding process aborts.
  */
 
+#define UPT_SLOTS 32
+
+/**
+ * struct upt_slot - the UPT_info of one mapping
+ * @start: the mapping's start address (/proc/PID/maps)
+ * @upt: _UPT_create(pid), NULL when the slot is free
+ */
+struct upt_slot {
+	uint64_t start;
+	void *upt;
+};
+
 /**
  * struct ref_unwinder - one process's libunwind state
  * @as: a remote address space with UNW_CACHE_PER_THREAD (flushed when the
  *	mappings change, and for the calling thread's cache when it walked
  *	another address space last)
- * @upt: _UPT_create(@pid): the argument every _UPT_* callback gets, and
- *	the ELF image cache it keeps
+ * @slot: the UPT_infos of the mappings looked up since the mappings last
+ *	changed; @next: the slot made (or replaced) next when all are used
  * @files: which mapped files _UPT_find_proc_info may open
- * @upt_empty: @upt keeps no ELF image or table: its last lookup was a
- *	refusal, or it is new (a refusal again would only read the maps)
  * @born_ns: when @as was made (CLOCK_MONOTONIC; struct oracle_walker)
  * @who: the process they are opened for, with its credentials (its
  *	modules': read once per sample for both)
  */
 struct ref_unwinder {
 	void *as;
-	void *upt;
-	bool upt_empty;
+	struct upt_slot slot[UPT_SLOTS];
+	unsigned int next;
 	pid_t pid;
 	uint64_t born_ns;
 	struct mapped_files files;
@@ -80,11 +101,16 @@ struct ref_unwinder {
 
 #define REF_CTX_MAGIC 0xffffffffc0dec7c7ull	/* its low half is no pid */
 
+/*
+ * @upt: the UPT_info of the last lookup; @no_info: a lookup during the
+ * current step found no unwind information
+ */
 struct ref_ctx {
 	uint64_t magic;
 	const struct oracle_input *in;
 	void *upt;
 	struct ref_unwinder *r;
+	bool no_info;
 };
 
 static int read_word(void *arg, unw_word_t addr, unw_word_t *val)
@@ -138,24 +164,39 @@ static bool in_jit(const struct emu_registry *registry, uint64_t ip)
 	return registry && emu_registry_find_jit(registry, ip);
 }
 
-/* An address no mapping can hold: above the [vsyscall] page. */
-#define NO_MAPPING (~(unw_word_t)0)
+/* Every mapping's UPT_info destroyed (the mappings changed). */
+static void drop_slots(struct ref_unwinder *r)
+{
+	for (unsigned int i = 0; i < UPT_SLOTS; i++) {
+		if (r->slot[i].upt)
+			_UPT_destroy(r->slot[i].upt);
+		r->slot[i] = (struct upt_slot){ 0 };
+	}
+	r->next = 0;
+}
 
 /*
- * An address whose file libunwind may not open (or with no file: anonymous
- * memory, the vDSO) must still leave libunwind-ptrace as its own failed
- * lookup there would: without the ELF image and unwind table it keeps.
+ * The UPT_info of the mapping that starts at @start, made when there is
+ * none (NULL: no memory). Its ELF image and table are that mapping's only:
  * libunwind 1.6.2 can keep a wrong table after a lookup in a file's data
  * mapping, with a range that holds the file's code, until a lookup outside
- * it (tests/verdict/test_drap_nofde.c walks into that). A lookup where no
- * mapping can be drops them, and opens no file.
+ * it (tests/verdict/test_drap_nofde.c walks into that); with a UPT_info per
+ * mapping, a lookup in the code never meets it.
  */
-static int refuse(struct ref_ctx *c, unw_addr_space_t as, unw_proc_info_t *pi)
+static void *upt_of(struct ref_unwinder *r, uint64_t start)
 {
-	if (!c->r->upt_empty)
-		_UPT_find_proc_info(as, NO_MAPPING, pi, 0, c->upt);
-	c->r->upt_empty = true;
-	return -UNW_ENOINFO;
+	struct upt_slot *s;
+
+	for (unsigned int i = 0; i < UPT_SLOTS; i++)
+		if (r->slot[i].upt && r->slot[i].start == start)
+			return r->slot[i].upt;
+	s = &r->slot[r->next];
+	if (s->upt)
+		_UPT_destroy(s->upt);
+	s->start = start;
+	s->upt = _UPT_create(r->pid);
+	r->next = (r->next + 1) % UPT_SLOTS;
+	return s->upt;
 }
 
 /*
@@ -169,16 +210,22 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 			  void *arg)
 {
 	struct ref_ctx *c = arg;
+	const struct mapped_file *map;
 	struct as_tracee creds;
+	void *upt;
 	int ret;
 
-	if (in_jit(c->in->registry, ip))
+	c->no_info = true;
+	if (in_jit(c->in->registry, ip) || mapped_files_check(&c->r->files, c->r->who, ip))
 		return -UNW_ENOINFO;
-	if (mapped_files_check(&c->r->files, c->r->who, ip) || as_tracee_enter(&creds, c->r->who))
-		return refuse(c, as, pi);
-	ret = _UPT_find_proc_info(as, ip, pi, need, c->upt);
-	c->r->upt_empty = false;
+	map = mapped_files_find(&c->r->files, ip);
+	upt = map ? upt_of(c->r, map->start) : NULL;
+	if (!upt || as_tracee_enter(&creds, c->r->who))
+		return -UNW_ENOINFO;
+	c->upt = upt;
+	ret = _UPT_find_proc_info(as, ip, pi, need, upt);
 	as_tracee_leave(&creds);
+	c->no_info = ret < 0;
 	return ret;
 }
 
@@ -227,8 +274,7 @@ static void close_state(void *state)
 		return;
 	if (r->as)
 		unw_destroy_addr_space(r->as);
-	if (r->upt)
-		_UPT_destroy(r->upt);
+	drop_slots(r);
 	mapped_files_free(&r->files);
 	free(r);
 }
@@ -240,51 +286,44 @@ static void close_state(void *state)
 static int open_state(void **state, pid_t pid, struct modules *mods)
 {
 	struct ref_unwinder *r = calloc(1, sizeof(*r));
-	pid_t first;
+	void *probe = _UPT_create(pid);
+	pid_t first = 0;
 
-	if (!r)
+	if (probe)
+		memcpy(&first, probe, sizeof(first));
+	if (probe)
+		_UPT_destroy(probe);
+	if (!r || !probe) {
+		free(r);
 		return -ENOMEM;
+	}
+	if (first != pid) {
+		free(r);
+		return -ENOTSUP;
+	}
 	r->pid = pid;
 	mapped_files_init(&r->files, pid);
 	r->who = &mods->who;
-	r->upt = _UPT_create(pid);
-	r->upt_empty = true;
-	if (!r->upt) {
-		close_state(r);
-		return -ENOMEM;
-	}
-	memcpy(&first, r->upt, sizeof(first));
-	if (first != pid) {
-		close_state(r);
-		return -ENOTSUP;
-	}
 	r->as = unw_create_addr_space(&accessors, 0);
 	if (!r->as) {
 		close_state(r);
 		return -ENOMEM;
 	}
 	unw_set_caching_policy(r->as, UNW_CACHE_PER_THREAD);
+	unw_set_cache_size(r->as, 4096, 0);
 	r->born_ns = clock_now_ns();
 	*state = r;
 	return 0;
 }
 
 /*
- * Start over with fresh libunwind-ptrace state: its per-process ELF image
- * (kept by the UPT_info, which unw_flush_cache() does not drop) and the
- * cache. false when a new UPT_info cannot be made (the old one is kept).
+ * Start over with fresh libunwind-ptrace state: the ELF images (kept by the
+ * UPT_infos, which unw_flush_cache() does not drop) and the cache.
  */
-static bool fresh_state(struct ref_unwinder *r)
+static void fresh_state(struct ref_unwinder *r)
 {
-	void *fresh = _UPT_create(r->pid);
-
-	if (!fresh)
-		return false;
-	_UPT_destroy(r->upt);
-	r->upt = fresh;
-	r->upt_empty = true;
+	drop_slots(r);
 	unw_flush_cache(r->as, 0, 0);
-	return true;
 }
 
 /* A library replaced at the same address must not be read with the old one's CFI. */
@@ -292,14 +331,13 @@ static void mappings_changed(void *state)
 {
 	struct ref_unwinder *r = state;
 
-	if (!fresh_state(r))
-		unw_flush_cache(r->as, 0, 0);
+	fresh_state(r);
 	mapped_files_forget(&r->files);
 }
 
 static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, struct oracle_walk *w)
 {
-	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .in = in, .upt = r->upt, .r = r };
+	struct ref_ctx c = { .magic = REF_CTX_MAGIC, .in = in, .r = r };
 	unw_cursor_t cur;
 	unw_word_t ip;
 	bool sig;
@@ -317,11 +355,13 @@ static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, stru
 		 */
 		sig = w->n && unw_is_signal_frame(&cur) > 0;
 		if (w->flags) {
-			w->flags[w->n] = !w->n || sig ? EMU_FRAME_EXACT : 0;
+			w->flags[w->n] = (!w->n || sig ? EMU_FRAME_EXACT : 0) |
+					 (c.no_info ? ORACLE_FRAME_NO_INFO : 0);
 			if (sig)
 				w->flags[w->n - 1] |= EMU_FRAME_TRAMPOLINE | EMU_FRAME_EXACT;
 		}
 		w->ips[w->n++] = ip;
+		c.no_info = false;
 		ret = unw_step(&cur);
 		if (ret == 0)
 			break;
@@ -330,10 +370,11 @@ static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, stru
 }
 
 /*
- * libunwind-ptrace keeps the ELF image of the last object it looked up in
- * the UPT_info; a walk that ends at frame 0 is tried once more with that
- * state and the address space's cache dropped (not when frame 0 is in JIT
- * code: there the end is expected). Return: 0 when libunwind reached the
+ * A walk that ends at frame 0 is tried once more with libunwind-ptrace's
+ * ELF images and the address space's cache dropped, in case they were
+ * stale; not when frame 0 is in JIT code or in memory without a file
+ * libunwind may open (the vDSO, anonymous memory): there the end is
+ * expected, and a retry would only map every object again. Return: 0 when libunwind reached the
  * stack's end (or the limit), else the negative libunwind error (-UNW_*) of
  * the init or step that failed.
  */
@@ -353,10 +394,10 @@ static int walk(void *state, const struct oracle_input *in, struct oracle_walk *
 	mapped_files_new_sample(&r->files, in->taken_ns);
 	ret = walk_once(r, in, w);
 	w->retries = 0;
-	if (w->n > 1 || w->max < 2 || in_jit(in->registry, in->regs[ORACLE_REGS - 1]))
+	if (w->n > 1 || w->max < 2 || in_jit(in->registry, in->regs[ORACLE_REGS - 1]) ||
+	    mapped_files_check(&r->files, r->who, in->regs[ORACLE_REGS - 1]))
 		return ret;
-	if (!fresh_state(r))
-		return ret;
+	fresh_state(r);
 	w->retries = 1;
 	return walk_once(r, in, w);
 }

@@ -61,6 +61,11 @@ static struct mapped_file *find(struct mapped_file *v, size_t n, uint64_t addr)
 	return NULL;
 }
 
+const struct mapped_file *mapped_files_find(const struct mapped_files *mf, uint64_t addr)
+{
+	return find(mf->v, mf->n, addr);
+}
+
 /*
  * "START-END PERMS OFFSET MAJ:MIN INODE   PATH": the path is the rest of the
  * line after the blanks, as libunwind reads it (spaces and " (deleted)" kept).

@@ -82,4 +82,11 @@ struct as_tracee_id;
  */
 int mapped_files_check(struct mapped_files *mf, struct as_tracee_id *who, uint64_t addr);
 
+/**
+ * mapped_files_find() - the mapping known to hold @addr, as last read (no
+ * read of /proc/PID/maps); NULL when none. Valid until the next
+ * mapped_files_check() or mapped_files_forget().
+ */
+const struct mapped_file *mapped_files_find(const struct mapped_files *mf, uint64_t addr);
+
 #endif /* SUPERVISOR_ORACLE_MAPPED_FILES_H */

@@ -27,9 +27,10 @@
  * @libunwind_space: the libunwind address space it walked last, and
  * @libunwind_born_ns: when that space was made (CLOCK_MONOTONIC; a space
  *	made later at the same address is another): libunwind's register-state
- *	cache is per thread (UNW_CACHE_PER_THREAD, which takes no lock and
- *	masks no signal) and keyed by IP alone, so a walk in another process's
- *	address space starts with it flushed
+ *	cache is per thread where libunwind is built with per-thread caches
+ *	(UNW_CACHE_PER_THREAD; per address space otherwise, as Debian builds
+ *	it) and keyed by IP alone, so a walk in another process's address
+ *	space starts with it flushed
  * @libunwind_flush: flush it before the next walk all the same: keyed by
  *	IP alone, it also hands a rule cached for an IP looked up exactly
  *	(frame 0, after a signal frame) to the same IP as a return address
@@ -71,6 +72,12 @@ struct oracle_input {
  * oracle_walk's @flags beside the EMU_FRAME_* bits (oracles_mark_guesses()).
  */
 #define ORACLE_FRAME_GUESS 0x80
+/*
+ * A reference frame its back-end reached without unwind information of its
+ * own for the frame before (libunwind: no file it could read there, as the
+ * vDSO; or no CFI in it): its step used nothing a cache could keep.
+ */
+#define ORACLE_FRAME_NO_INFO 0x40
 
 /**
  * struct oracle_walk - room for a walk and what it found

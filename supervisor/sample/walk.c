@@ -529,14 +529,23 @@ static unsigned int ref_past_copy(const struct walk_env *env, const struct oracl
 	return i < w->in.n_ref ? i : 0;
 }
 
-/* Did libunwind's walk find an implausible frame before any it read past the copy? */
+/*
+ * Did libunwind's walk find an implausible frame before any it read past
+ * the copy, by a step with unwind information? Only such a step can have
+ * used a rule its cache keeps for the other lookup of the same IP; a walk
+ * that guessed a frame before (no information it could read at the frame
+ * before it: the vDSO, anonymous memory) would go the same way again.
+ */
 static bool ref_went_wrong(const struct sample_walks *w)
 {
 	unsigned int end = w->in.ref_past_copy ? w->in.ref_past_copy : w->in.n_ref;
 
-	for (unsigned int i = 1; w->in.ref_plaus && i < end && i < w->in.n_ref; i++)
+	for (unsigned int i = 1; w->in.ref_plaus && i < end && i < w->in.n_ref; i++) {
+		if (w->in.ref_flags && (w->in.ref_flags[i] & ORACLE_FRAME_NO_INFO))
+			return false;
 		if (plausible_bad(w->in.ref_plaus[i]))
 			return true;
+	}
 	return false;
 }
 
