@@ -169,7 +169,10 @@ static bool finished(const struct run *r)
 /*
  * Codectl calls are answered before anything else: each turn handles the
  * waiting notifications first, then a batch of wait statuses (sample stops
- * among them), the timer, and one captured sample's walks when nothing waits.
+ * among them) and the timer. Captured samples are walked by the walking
+ * thread while the loop waits for events (the loop holds the sampling lock
+ * otherwise: sampler_lock()); without it, one sample per turn when nothing
+ * waits.
  */
 static void event_loop(struct run *r)
 {
@@ -177,14 +180,20 @@ static void event_loop(struct run *r)
 	bool busy;
 	int n;
 
+	sampler_worker_start(r->sampler);
 	while (!finished(r)) {
-		busy = r->reap_pending || sampler_pending(r->sampler);
+		busy = r->reap_pending || sampler_loop_walks(r->sampler);
+		sampler_unlock(r->sampler);
 		n = epoll_wait(r->epoll_fd, ev, 16, busy ? 0 :
-			       r->sampler || r->calls.nparked ? 1000 : -1);
+			       sampler_wait_ms(r->sampler, r->sampler || r->calls.nparked ?
+						1000 : -1));
+		sampler_lock(r->sampler);
 		if (n < 0 && errno != EINTR) {
 			log_line(&r->log, "epoll_wait: %s", strerror(errno));
-			return;
+			break;
 		}
+		if (n == 0)
+			sampler_drain(r->sampler);
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.fd == r->calls.notifier.fd)
 				on_listener(r, ev[i].events);
@@ -201,11 +210,12 @@ static void event_loop(struct run *r)
 				sampler_drain(r->sampler);
 		}
 		reap_some(r);
-		if (!r->reap_pending)
+		if (!r->reap_pending && sampler_loop_walks(r->sampler))
 			sampler_walk_one(r->sampler);
 		sampler_progress(r->sampler);
 		calls_watchdog(&r->calls);
 	}
+	sampler_worker_stop(r->sampler);
 }
 
 /* The program's exit status as a shell shows it (128 + N for signal N). */

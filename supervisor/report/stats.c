@@ -490,7 +490,8 @@ void stats_add(struct sample_stats *st, const struct sample_walks *w, const char
 	       const struct stats_namer *names, bool folded)
 {
 	bool disagrees = classify_disagrees(&w->v);
-	bool keep = disagrees && json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
+	bool keep = disagrees && st->keep_disagreements &&
+		    json_array_size(st->disagreements) < STATS_MAX_DISAGREEMENTS;
 	bool tool = sample_in_loader_module(w, names);
 	struct stats_place *place = NULL;
 	char marker[64];

@@ -25,8 +25,13 @@
 #define STATS_LOADER_MODULE "libcodectl-audit.so"
 #define STATS_LOADER_MODULE_MARK "_[codectl-run]"
 
-/* Disagreements kept in full for --json; the rest are only counted. */
-#define STATS_MAX_DISAGREEMENTS 1000
+/*
+ * Disagreements kept in full for --json (each place keeps an example of its
+ * own besides); the rest are only counted. A kept sample costs ~170 KiB of
+ * JSON objects and ~1.5 ms to symbolize and build (80-frame walks,
+ * bench/sample's target), on the walking thread while the program runs.
+ */
+#define STATS_MAX_DISAGREEMENTS 100
 
 /**
  * struct sample_walks - one sample's walks and what the comparison found
@@ -149,6 +154,7 @@ struct sample_stats {
 	struct profile profile;	/* the program's samples by function and object */
 	void *folded_all;	/* --folded-all: tsearch: struct stats_folded, uncut */
 	bool keep_folded_all;	/* fill @folded_all too */
+	bool keep_disagreements;	/* fill @disagreements (--json) */
 	bool folded_no_root;	/* --no-folded-root: no "comm-TGID/TID" root */
 };
 

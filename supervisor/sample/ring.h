@@ -16,6 +16,15 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+/*
+ * The longest records with a stack may wait in a buffer before the
+ * supervisor drains it (ms): it polls at this interval, as the kernel wakes
+ * it only when a buffer is a quarter full.
+ */
+#define RING_DRAIN_MS 10
+/* ... when a process keeps its own chain (its records are stops to ask for). */
+#define RING_TRUTH_DRAIN_MS 1
+
 /* The most stack one record can hold (its size is 16 bits, header and registers included). */
 #define RING_MAX_STACK 65336u
 
@@ -77,7 +86,10 @@ int ring_open(struct sample_ring *r, pid_t pid, uint64_t period_ns, size_t stack
 /** ring_close() - close every event and unmap the buffers (an empty @r is fine). */
 void ring_close(struct sample_ring *r);
 
-/** ring_owns() - is @fd one of @r's events (readable when records wait)? */
+/**
+ * ring_owns() - is @fd one of @r's events (readable when a buffer is a
+ * quarter full, or at each record of a thread and a time only)?
+ */
 bool ring_owns(const struct sample_ring *r, int fd);
 
 /**

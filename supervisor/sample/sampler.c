@@ -94,6 +94,7 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 	if (!err)
 		err = stats_init(&sm->stats, opts->json_all, sm->trig.period_ns);
 	sm->stats.keep_folded_all = opts->folded_all_path != NULL;
+	sm->stats.keep_disagreements = opts->json_path != NULL;
 	sm->stats.folded_no_root = opts->folded_no_root;
 	if (err) {
 		sampler_free(sm);
@@ -107,6 +108,7 @@ void sampler_free(struct sampler *sm)
 {
 	if (!sm)
 		return;
+	walk_worker_stop(&sm->worker);
 	trigger_free(&sm->trig);
 	ring_close(&sm->ring);
 	stats_free(&sm->stats);
@@ -234,6 +236,17 @@ static void note_perf_map(struct sampler *sm, struct oracles *o)
 		 m->path, m->problem);
 }
 
+/*
+ * Does @p keep its own chain (codectl_truth.h)? Its samples are then taken
+ * at a stop, where the chain is read as the registers are.
+ */
+static bool truth_kept(const struct sampler *sm, const struct proc *p)
+{
+	const struct truth_table *t = p->slot[sm->truth_key];
+
+	return t && t->addr;
+}
+
 /* What walk_env's @fresh_maps and @removed get. */
 struct fresh_maps_ctx {
 	struct sampler *sm;
@@ -290,6 +303,8 @@ static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm
 		p->slot[sm->truth_key] = truth_table_new();	/* NULL: no truth */
 	if (o)
 		truth_table_find(p->slot[sm->truth_key], &o->sym);
+	if (o && truth_kept(sm, p))
+		sm->truth_polled = true;	/* its records each ask for a stop, in time */
 	if (!o)
 		return false;
 	if (maps_old_for_samples(p))
@@ -419,17 +434,6 @@ bool sampler_owns(const struct sampler *sm, int fd)
 }
 
 /*
- * Does @p keep its own chain (codectl_truth.h)? Its samples are then taken
- * at a stop, where the chain is read as the registers are.
- */
-static bool truth_kept(const struct sampler *sm, const struct proc *p)
-{
-	const struct truth_table *t = p->slot[sm->truth_key];
-
-	return t && t->addr;
-}
-
-/*
  * --sampler stop, or a process that keeps its own chain: the kernel sampled
  * thread @tid: stop it (no signal), one stop at a time.
  */
@@ -519,6 +523,13 @@ static void take_record_stop(void *ctx, const struct ring_record *rec)
 	ask_stop(sm, rec->tid);
 }
 
+int sampler_wait_ms(const struct sampler *sm, int fallback)
+{
+	if (!sm || !sm->ring_on || !sm->ring.stack_bytes)
+		return fallback;
+	return sm->truth_polled ? RING_TRUTH_DRAIN_MS : RING_DRAIN_MS;
+}
+
 void sampler_drain(struct sampler *sm)
 {
 	if (sm && sm->ring_on)
@@ -582,6 +593,48 @@ void sampler_flush_proc(struct sampler *sm, pid_t tgid)
 unsigned int sampler_pending(const struct sampler *sm)
 {
 	return sm ? sm->nqueued : 0;
+}
+
+static bool worker_has_work(void *ctx)
+{
+	return sampler_pending(ctx) > 0;
+}
+
+static void worker_walk_one(void *ctx)
+{
+	sampler_walk_one(ctx);
+}
+
+void sampler_worker_start(struct sampler *sm)
+{
+	int err = sm ? walk_worker_start(&sm->worker, worker_has_work, worker_walk_one, sm) : 0;
+
+	if (err)
+		log_line(sm->log, "cannot start the walking thread (%s): the event loop walks",
+			 strerror(-err));
+}
+
+void sampler_worker_stop(struct sampler *sm)
+{
+	if (sm)
+		walk_worker_stop(&sm->worker);
+}
+
+void sampler_lock(struct sampler *sm)
+{
+	if (sm)
+		walk_worker_lock(&sm->worker);
+}
+
+void sampler_unlock(struct sampler *sm)
+{
+	if (sm)
+		walk_worker_unlock(&sm->worker);
+}
+
+unsigned int sampler_loop_walks(const struct sampler *sm)
+{
+	return sm && !sm->worker.running ? sm->nqueued : 0;
 }
 
 void sampler_flush(struct sampler *sm)

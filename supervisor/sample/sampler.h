@@ -23,11 +23,13 @@
 #include "supervisor/trace/trace.h"
 #include "trigger.h"
 #include "walk.h"
+#include "walk_worker.h"
 
 /*
  * Samples captured and not unwound yet (their threads already run on). The
- * event loop unwinds one at a time between events, so a stop never waits for
- * more than one walk; a full queue drops the new sample instead of waiting.
+ * walk worker (walk_worker.h; else the event loop between events) unwinds
+ * one at a time, so a stop never waits for more than one walk; a full queue
+ * drops the new sample instead of waiting.
  */
 #define SAMPLER_QUEUE 128
 
@@ -45,6 +47,10 @@
  * @tick_cursor: the thread a wall-clock tick signalled last (round robin)
  * @lines: the line tables read for the examples' file:line, for the run
  * @status_ns: when the last progress line was written; @status_shown: one was
+ * @worker: the thread that walks the queue, and the lock on all of this
+ * @truth_polled: a process keeps its own chain: the ring is drained every
+ *	RING_TRUTH_DRAIN_MS (each of its records asks for a stop; one stop at a
+ *	time per thread, so a batch of records would give one sample)
  */
 struct sampler {
 	struct sample_trigger trig;
@@ -71,6 +77,8 @@ struct sampler {
 	uint64_t status_ns;
 	bool status_shown;
 	struct verify_session *verify;
+	struct walk_worker worker;
+	bool truth_polled;
 };
 
 /**
@@ -112,6 +120,12 @@ void sampler_on_other_stop(struct sampler *sm, struct thread *th);
 bool sampler_owns(const struct sampler *sm, int fd);
 
 /**
+ * sampler_wait_ms() - how long the event loop may sleep with nothing to do
+ * before it must call sampler_drain() (ms; @fallback when nothing asks)
+ */
+int sampler_wait_ms(const struct sampler *sm, int fallback);
+
+/**
  * sampler_drain() - take the records the kernel wrote to the ring buffers
  * into the queue, our walk made on each: before the registrations change
  * (a call, an exec, an exit), so that every sample is walked against the
@@ -149,6 +163,25 @@ void sampler_walk_one(struct sampler *sm);
  * (it exits or execs: its registry is about to go)
  */
 void sampler_flush_proc(struct sampler *sm, pid_t tgid);
+
+/**
+ * sampler_worker_start() - walk the queue on a thread of its own from now
+ * on (walk_worker.h), the caller holding the lock (sampler_lock()); when
+ * it cannot be started, the event loop walks (sampler_loop_walks())
+ */
+void sampler_worker_start(struct sampler *sm);
+
+/** sampler_worker_stop() - stop the thread (lock held); the caller walks the rest alone. */
+void sampler_worker_stop(struct sampler *sm);
+
+/** sampler_lock() - take the lock on sampling state (NULL, no worker: nothing). */
+void sampler_lock(struct sampler *sm);
+
+/** sampler_unlock() - let it go, the worker woken when samples wait. */
+void sampler_unlock(struct sampler *sm);
+
+/** sampler_loop_walks() - samples the event loop must walk itself: no worker runs. */
+unsigned int sampler_loop_walks(const struct sampler *sm);
 
 /** sampler_pending() - samples captured and not unwound yet (0 for NULL). */
 unsigned int sampler_pending(const struct sampler *sm);
