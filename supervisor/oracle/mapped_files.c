@@ -74,14 +74,15 @@ static int parse_line(char *line, struct mapped_file *f)
 {
 	unsigned long long start, end, ino;
 	unsigned int maj, min;
+	char perms[8];
 	int n = -1;
 
-	if (sscanf(line, "%llx-%llx %*s %*x %x:%x %llu %n", &start, &end, &maj, &min, &ino,
-		   &n) != 5 || n < 0 || start >= end)
+	if (sscanf(line, "%llx-%llx %7s %*x %x:%x %llu %n", &start, &end, perms, &maj, &min,
+		   &ino, &n) != 6 || n < 0 || start >= end)
 		return -EINVAL;
 	line[n + strcspn(line + n, "\n")] = '\0';
 	*f = (struct mapped_file){ .start = start, .end = end, .path = strdup(line + n),
-				   .verdict = UNCHECKED };
+				   .verdict = UNCHECKED, .writable = perms[1] == 'w' };
 	return f->path ? 0 : -ENOMEM;
 }
 

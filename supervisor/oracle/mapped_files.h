@@ -23,12 +23,14 @@
  * @path: the name shown (malloc'd; "" for anonymous memory)
  * @verdict: 0 when the file may be opened, a negative errno when not,
  *	1 while not checked yet
+ * @writable: mapped writable ("rw"): its bytes can change under a cache
  */
 struct mapped_file {
 	uint64_t start;
 	uint64_t end;
 	char *path;
 	int verdict;
+	bool writable;
 };
 
 /**
