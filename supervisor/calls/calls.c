@@ -254,7 +254,13 @@ static void verify_committed(struct calls *c, struct proc *p, pid_t tid,
 	calls_verify_registration(c, p, &mem, res->reg);
 }
 
-/* Answer; commit only when the answer reached the caller. */
+/*
+ * Answer; commit only when the answer reached the caller. A caller that is
+ * gone, or was interrupted (it will re-issue), makes the send fail
+ * (-ENOENT): nothing is committed, so no SECCOMP_IOCTL_NOTIF_ID_VALID is
+ * needed before it, except where the caller's strings are read for
+ * --trace (they must be the caller's, read while it waits).
+ */
 static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 		   const struct entry_call *call, struct emu_call_result *res, int err)
 {
@@ -262,14 +268,14 @@ static void answer(struct calls *c, struct proc *p, pid_t tid, uint64_t id,
 	struct trace_strings strings, *shown = NULL;
 	int sent;
 
-	if (!notifier_id_valid(&c->notifier, id))
-		return;		/* the caller is gone or was interrupted: it will re-issue */
 	if (err && c->trace_lines && res->have_args && call->entry == EMU_ENTRY_CODECTL &&
 	    call->codectl.option == CODE_REGISTER_ELF) {
 		/* the caller's strings, for the trace, while it still waits for the answer */
 		struct remote_mem rm;
 		struct emu_accessor mem = remote_mem_accessor(&rm);
 
+		if (!notifier_id_valid(&c->notifier, id))
+			return;
 		remote_mem_init(&rm, tid, -1, NULL);
 		trace_strings_read(&strings, &mem, &res->args.elf);
 		shown = &strings;
