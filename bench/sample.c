@@ -12,7 +12,8 @@
  *      frame-plausibility oracle's judgement of our frames, cold and warm.
  *   2. A CPU-bound thread blocking every signal (as xz -T2's workers): its
  *      own CPU time for the same work, alone, under perf record -F 999
- *      --call-graph dwarf, and under codectl-run at 999 Hz with the ring sampler and the stop sampler,
+ *      --call-graph dwarf (its 8 KiB stack copy, and 64 KiB as ours), and
+ *      under codectl-run at 999 Hz with the ring sampler and the stop sampler,
  *      each with the cross-check on and off (rounds alternate the ways; each
  *      run's time over its round's time alone, the median of those): the
  *      slowdown of each against alone, and the thread's samples per CPU
@@ -498,11 +499,13 @@ static int run_timed(char *const argv[], const char *json_path, const char *perf
 }
 
 /* The ways the target is run, side by side. */
-enum config { ALONE, PERF, RING, RING_OFF, STOP, STOP_OFF, TICKS_ALONE, TICKS_RING, NCONFIG };
+enum config { ALONE, PERF, PERF_64K, RING, RING_OFF, STOP, STOP_OFF, TICKS_ALONE, TICKS_RING,
+	      NCONFIG };
 
 static const char *const config_name[NCONFIG] = {
 	[ALONE] = "alone",
 	[PERF] = "perf record -F 999 --call-graph dwarf",
+	[PERF_64K] = "  the same, dwarf,65528 (our stack copy)",
 	[RING] = "codectl-run (ring)",
 	[RING_OFF] = "codectl-run (ring) --no-crosscheck",
 	[STOP] = "codectl-run --sampler stop",
@@ -521,12 +524,14 @@ static void config_argv(enum config c, const char *self, const char *rounds,
 {
 	size_t n = 0;
 
-	if (c == PERF) {
+	if (c == PERF || c == PERF_64K) {
 		static const char *const perf[] = { "perf", "record", "-q", "-F", "999",
-						    "--call-graph", "dwarf", "-o" };
+						    "--call-graph" };
 
 		for (size_t i = 0; i < sizeof(perf) / sizeof(perf[0]); i++)
 			argv[n++] = perf[i];
+		argv[n++] = c == PERF ? "dwarf" : "dwarf,65528";
+		argv[n++] = "-o";
 		argv[n++] = perf_data;
 		argv[n++] = "--";
 	} else if (c != ALONE && c != TICKS_ALONE) {
@@ -663,11 +668,11 @@ static int part_runs(const char *self, unsigned long work, int nrounds)
 	have_perf = perf_works(perf_data);
 	for (int round = 0; round < nrounds && !ret; round++) {
 		for (int c = 0; c < NCONFIG && !ret; c++) {
-			if (c == PERF && !have_perf)
+			if ((c == PERF || c == PERF_64K) && !have_perf)
 				continue;
 			config_argv(c, self, rounds, ticks_rounds, json, perf_data, argv);
-			ret = run_timed((char *const *)argv, c > PERF && c != TICKS_ALONE ? json : NULL,
-					c == PERF ? perf_data : NULL, &t);
+			ret = run_timed((char *const *)argv, c > PERF_64K && c != TICKS_ALONE ? json : NULL,
+					c == PERF || c == PERF_64K ? perf_data : NULL, &t);
 			if (ret)
 				fprintf(stderr, "bench/sample: %s: a timed run failed\n",
 					config_name[c]);
