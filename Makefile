@@ -293,10 +293,13 @@ $(LIBSUPERVISOR): $(SUPERVISOR_OBJ)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
 # libunwind's signal masks are answered by codectl-run itself
-# (supervisor/oracle/libunwind_sigmask.c): the link exports both functions.
+# (supervisor/oracle/libunwind_sigmask.c): its object is linked by name (a
+# sanitizer's runtime, linked first, defines both functions too, and the
+# archive's member would never be pulled) and the link exports both.
+SIGMASK_OBJ := $(O)/obj/supervisor/oracle/libunwind_sigmask.o
 SIGMASK_EXPORTS := -Wl,--export-dynamic-symbol=sigprocmask \
 	-Wl,--export-dynamic-symbol=pthread_sigmask
-$(CODECTL_RUN): $(RUN_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
+$(CODECTL_RUN): $(RUN_OBJ) $(SIGMASK_OBJ) $(LIBSUPERVISOR) $(LIBEMU)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $(SIGMASK_EXPORTS) $^ -o $@ $(SUPERVISOR_LIBS)
 
 # The codectl-run make install copies: it finds the loader module in
@@ -423,10 +426,11 @@ $(E2E_BIN): $(E2E_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 
 $(O)/obj/tests/%.o: ALL_CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"' \
 	-DLIBSFRAME_API=$(LIBSFRAME_API)
-$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/nonblocking_open.o $(LIBSUPERVISOR) \
-		$(LIBEMU)
+$(UNIT_BIN): $(UNIT_OBJ) $(TESTLIB_OBJ) $(O)/obj/supervisor/nonblocking_open.o $(SIGMASK_OBJ) \
+		$(LIBSUPERVISOR) $(LIBEMU)
 	@mkdir -p $(@D)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe $(SUPERVISOR_LIBS)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $(SIGMASK_EXPORTS) $^ -o $@ -lcriterion -lsframe \
+		$(SUPERVISOR_LIBS)
 
 $(B)/diff-objs/%:
 	@mkdir -p $(@D)
@@ -622,10 +626,10 @@ $(O)/bench/syscall: bench/syscall.c tests/lib/sframe_writer.c tests/lib/sframe_s
 
 # bench/sample: our walk against the libunwind oracle on the same samples (as
 # codectl-run has it: libunwind's signal masks answered by the program).
-$(O)/bench/sample: bench/sample.c $(LIBSUPERVISOR) $(LIBEMU) $(CODECTL_RUN)
+$(O)/bench/sample: bench/sample.c $(SIGMASK_OBJ) $(LIBSUPERVISOR) $(LIBEMU) $(CODECTL_RUN)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
-		$(ALL_CFLAGS) -Wa,--gsframe $(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) \
+		$(ALL_CFLAGS) -Wa,--gsframe $(filter %.c %.o %.a,$^) -o $@ $(ALL_LDFLAGS) \
 		$(SIGMASK_EXPORTS) $(SUPERVISOR_LIBS)
 
 # bench/verify: the verifier on the largest test objects and on bench/lua's build

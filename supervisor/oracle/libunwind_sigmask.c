@@ -90,22 +90,26 @@ static bool from_libunwind(const void *caller)
 	return false;
 }
 
+/* Is @caller libunwind's code? Then its call is answered: success, @old empty. */
+static bool answered(const void *caller, sigset_t *old)
+{
+	if (!from_libunwind(caller))
+		return false;
+	if (old)
+		sigemptyset(old);
+	return true;
+}
+
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	if (from_libunwind(__builtin_return_address(0))) {
-		if (old)
-			sigemptyset(old);
+	if (answered(__builtin_return_address(0), old))
 		return 0;
-	}
 	return found.libc_sigprocmask(how, set, old);
 }
 
 int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	if (from_libunwind(__builtin_return_address(0))) {
-		if (old)
-			sigemptyset(old);
+	if (answered(__builtin_return_address(0), old))
 		return 0;
-	}
 	return found.libc_pthread_sigmask(how, set, old);
 }
