@@ -192,8 +192,6 @@ static void event_loop(struct run *r)
 			log_line(&r->log, "epoll_wait: %s", strerror(errno));
 			break;
 		}
-		if (n == 0)
-			sampler_drain(r->sampler);
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.fd == r->calls.notifier.fd)
 				on_listener(r, ev[i].events);
@@ -206,9 +204,9 @@ static void event_loop(struct run *r)
 				on_exec_error(r);
 			else if (r->sampler && ev[i].data.fd == r->sampler->trig.timer_fd)
 				sampler_on_timer(r->sampler);
-			else if (sampler_owns(r->sampler, ev[i].data.fd))
-				sampler_drain(r->sampler);
 		}
+		/* every turn, whatever woke it: a busy loop never waits out its timeout */
+		sampler_drain(r->sampler);
 		reap_some(r);
 		if (!r->reap_pending && sampler_loop_walks(r->sampler))
 			sampler_walk_one(r->sampler);

@@ -75,19 +75,21 @@
 #define TABLE_PAGES 64
 #define TABLE_PAGE 4096u
 
+/* @map: the id of the mapping a page was read from (struct mapped_file) */
 struct table_pages {
 	uint64_t addr[TABLE_PAGES];
+	uint64_t map[TABLE_PAGES];
 	bool ok[TABLE_PAGES];
 	uint8_t page[TABLE_PAGES][TABLE_PAGE];
 };
 
 /**
  * struct upt_slot - the UPT_info of one mapping
- * @start: the mapping's start address (/proc/PID/maps)
+ * @map: the mapping's id (struct mapped_file: another once it changed)
  * @upt: _UPT_create(pid), NULL when the slot is free
  */
 struct upt_slot {
-	uint64_t start;
+	uint64_t map;
 	void *upt;
 };
 
@@ -101,7 +103,7 @@ struct upt_slot {
  * @files: which mapped files _UPT_find_proc_info may open
  * @tables: the table pages read (made on first use; emptied when the
  *	mappings change)
- * @born_ns: when @as was made (CLOCK_MONOTONIC; struct oracle_walker)
+ * @born_ns: when @as was made (CLOCK_MONOTONIC; walked_last)
  * @who: the process they are opened for, with its credentials (its
  *	modules': read once per sample for both)
  */
@@ -123,6 +125,20 @@ struct ref_unwinder {
  * walk, NULL otherwise.
  */
 static _Thread_local struct ref_unwinder *walking;
+
+/*
+ * The libunwind address space this thread walked last, and when it was made
+ * (CLOCK_MONOTONIC; a space made later at the same address is another):
+ * libunwind's register-state cache is per thread where libunwind is built
+ * with per-thread caches (per address space otherwise, as Debian builds
+ * it) and keyed by IP alone, so a walk in another process's address space
+ * than this thread's last starts with it flushed. Two threads walk: the
+ * walking thread, and the event loop at a stop and before a removal.
+ */
+static _Thread_local struct {
+	const void *space;
+	uint64_t born_ns;
+} walked_last;
 
 #define REF_CTX_MAGIC 0xffffffffc0dec7c7ull	/* its low half is no pid */
 
@@ -161,8 +177,9 @@ static int table_word(struct ref_unwinder *r, uint64_t addr, unw_word_t *val)
 		return 1;
 	if (!r->tables && !(r->tables = calloc(1, sizeof(*r->tables))))
 		return 1;
-	if (r->tables->addr[i] != page || !r->tables->ok[i]) {
+	if (r->tables->addr[i] != page || r->tables->map[i] != f->id || !r->tables->ok[i]) {
 		r->tables->addr[i] = page;
+		r->tables->map[i] = f->id;
 		r->tables->ok[i] = read_remote(r->pid, page, r->tables->page[i], TABLE_PAGE);
 	}
 	if (!r->tables->ok[i])
@@ -236,24 +253,25 @@ static void drop_slots(struct ref_unwinder *r)
 }
 
 /*
- * The UPT_info of the mapping that starts at @start, made when there is
- * none (NULL: no memory). Its ELF image and table are that mapping's only:
- * libunwind 1.6.2 can keep a wrong table after a lookup in a file's data
- * mapping, with a range that holds the file's code, until a lookup outside
- * it (tests/verdict/test_drap_nofde.c walks into that); with a UPT_info per
- * mapping, a lookup in the code never meets it.
+ * The UPT_info of the mapping with id @map, made when there is none (NULL:
+ * no memory): a mapping replaced at the same address is another, and its
+ * file's image is never taken for the old one's. Its ELF image and table
+ * are that mapping's only: libunwind 1.6.2 can keep a wrong table after a
+ * lookup in a file's data mapping, with a range that holds the file's code,
+ * until a lookup outside it (tests/verdict/test_drap_nofde.c walks into
+ * that); with a UPT_info per mapping, a lookup in the code never meets it.
  */
-static void *upt_of(struct ref_unwinder *r, uint64_t start)
+static void *upt_of(struct ref_unwinder *r, uint64_t map)
 {
 	struct upt_slot *s;
 
 	for (unsigned int i = 0; i < UPT_SLOTS; i++)
-		if (r->slot[i].upt && r->slot[i].start == start)
+		if (r->slot[i].upt && r->slot[i].map == map)
 			return r->slot[i].upt;
 	s = &r->slot[r->next];
 	if (s->upt)
 		_UPT_destroy(s->upt);
-	s->start = start;
+	s->map = map;
 	s->upt = _UPT_create(r->pid);
 	r->next = (r->next + 1) % UPT_SLOTS;
 	return s->upt;
@@ -279,7 +297,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	if (in_jit(c->in->registry, ip) || mapped_files_check(&c->r->files, c->r->who, ip))
 		return -UNW_ENOINFO;
 	map = mapped_files_find(&c->r->files, ip);
-	upt = map ? upt_of(c->r, map->start) : NULL;
+	upt = map ? upt_of(c->r, map->id) : NULL;
 	if (!upt || as_tracee_enter(&creds, c->r->who))
 		return -UNW_ENOINFO;
 	c->upt = upt;
@@ -444,15 +462,14 @@ static int walk_once(struct ref_unwinder *r, const struct oracle_input *in, stru
 static int walk(void *state, const struct oracle_input *in, struct oracle_walk *w)
 {
 	struct ref_unwinder *r = state;
-	bool other = in->walker->libunwind_space != r->as ||
-		     in->walker->libunwind_born_ns != r->born_ns;
+	bool other = walked_last.space != r->as || walked_last.born_ns != r->born_ns;
 	int ret;
 
 	/* asked for, or the thread's cache may hold another process's */
 	if (in->walker->libunwind_flush || other)
 		unw_flush_cache(r->as, 0, 0);
-	in->walker->libunwind_space = r->as;
-	in->walker->libunwind_born_ns = r->born_ns;
+	walked_last.space = r->as;
+	walked_last.born_ns = r->born_ns;
 	in->walker->libunwind_flush = false;
 	mapped_files_new_sample(&r->files, in->taken_ns);
 	ret = walk_once(r, in, w);

@@ -16,11 +16,13 @@
  * locks. codectl-run installs no signal handler: its signals arrive on a
  * signalfd (main.c), every other one keeps its default action, so the masks
  * libunwind sets change nothing it depends on. A call made from libunwind's
- * code is answered at once: success, the "old" mask empty (libunwind only
- * hands it back to the matching call, answered the same way). Every other
- * caller gets the C library's function. This file defines the two functions
- * in codectl-run itself, which the dynamic linker binds libunwind's calls to
- * (the link exports them: Makefile, --export-dynamic-symbol).
+ * code is answered at once: success, the "old" mask full (libunwind only
+ * hands it back to the matching call, answered the same way; were it ever
+ * handed to the C library instead, it would block signals, never unblock
+ * one the signalfd reads). Every other caller gets the C library's
+ * function. This file defines the two functions in codectl-run itself,
+ * which the dynamic linker binds libunwind's calls to (the link exports
+ * them: Makefile, --export-dynamic-symbol).
  *
  * With CODECTL_LIBUNWIND_SIGMASK=libunwind in the environment, libunwind's
  * masks are set as it asks (bench/sample measures it so, as shipped).
@@ -90,13 +92,13 @@ static bool from_libunwind(const void *caller)
 	return false;
 }
 
-/* Is @caller libunwind's code? Then its call is answered: success, @old empty. */
+/* Is @caller libunwind's code? Then its call is answered: success, @old full. */
 static bool answered(const void *caller, sigset_t *old)
 {
 	if (!from_libunwind(caller))
 		return false;
 	if (old)
-		sigemptyset(old);
+		sigfillset(old);
 	return true;
 }
 

@@ -86,15 +86,19 @@ static int parse_line(char *line, struct mapped_file *f)
 	return f->path ? 0 : -ENOMEM;
 }
 
-/* Keep what was checked of mappings that are still there, the same. */
-static void carry_verdicts(const struct mapped_files *old, struct mapped_file *v, size_t n)
+/* Keep what was checked of mappings that are still there, the same, and their ids. */
+static void carry_verdicts(struct mapped_files *old, struct mapped_file *v, size_t n)
 {
 	struct mapped_file *o;
 
 	for (size_t i = 0; i < n; i++) {
 		o = find(old->v, old->n, v[i].start);
-		if (o && o->start == v[i].start && o->end == v[i].end && !strcmp(o->path, v[i].path))
+		if (o && o->start == v[i].start && o->end == v[i].end && !strcmp(o->path, v[i].path)) {
 			v[i].verdict = o->verdict;
+			v[i].id = o->id;
+		} else {
+			v[i].id = ++old->last_id;
+		}
 	}
 }
 

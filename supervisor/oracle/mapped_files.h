@@ -24,6 +24,8 @@
  * @verdict: 0 when the file may be opened, a negative errno when not,
  *	1 while not checked yet
  * @writable: mapped writable ("rw"): its bytes can change under a cache
+ * @id: the same while the mapping is read again unchanged (start, end and
+ *	path), another once it changed: what is cached of it is keyed by it
  */
 struct mapped_file {
 	uint64_t start;
@@ -31,6 +33,7 @@ struct mapped_file {
 	char *path;
 	int verdict;
 	bool writable;
+	uint64_t id;
 };
 
 /**
@@ -41,6 +44,7 @@ struct mapped_file {
  * @sample_ns: when the sample being walked was taken: an address no mapping
  *	holds reads them again only when they were read before it
  * @reads: times /proc/PID/maps was read (for tests)
+ * @last_id: the last mapping id given (ids start at 1)
  */
 struct mapped_files {
 	pid_t pid;
@@ -49,6 +53,7 @@ struct mapped_files {
 	uint64_t read_ns;
 	uint64_t sample_ns;
 	unsigned long reads;
+	uint64_t last_id;
 };
 
 /** mapped_files_init() - nothing known yet of process @pid's mappings. */

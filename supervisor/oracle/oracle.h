@@ -22,24 +22,16 @@
 #define ORACLE_REGS 17
 
 /**
- * struct oracle_walker - what one thread of ours that walks keeps between
- * walks of any process's samples
- * @libunwind_space: the libunwind address space it walked last, and
- * @libunwind_born_ns: when that space was made (CLOCK_MONOTONIC; a space
- *	made later at the same address is another): libunwind's register-state
- *	cache is per thread where libunwind is built with per-thread caches
- *	(UNW_CACHE_PER_THREAD; per address space otherwise, as Debian builds
- *	it) and keyed by IP alone, so a walk in another process's address
- *	space starts with it flushed
- * @libunwind_flush: flush it before the next walk all the same: keyed by
- *	IP alone, it also hands a rule cached for an IP looked up exactly
- *	(frame 0, after a signal frame) to the same IP as a return address
- *	(looked up at IP - 1), and the other way round; a walk that went
- *	wrong is made again so (sample/walk.c)
+ * struct oracle_walker - what the walks ask of the oracles between walks
+ * @libunwind_flush: flush libunwind's register-state cache before the next
+ *	walk: keyed by IP alone, it also hands a rule cached for an IP looked
+ *	up exactly (frame 0, after a signal frame) to the same IP as a return
+ *	address (looked up at IP - 1), and the other way round; a walk that
+ *	went wrong is made again so (sample/walk.c). (Which address space a
+ *	thread walked last, for a libunwind whose cache is per thread, is kept
+ *	per thread by oracle/libunwind.c.)
  */
 struct oracle_walker {
-	const void *libunwind_space;
-	uint64_t libunwind_born_ns;
 	bool libunwind_flush;
 };
 

@@ -176,14 +176,6 @@ fail:
 	return err;
 }
 
-bool ring_owns(const struct sample_ring *r, int fd)
-{
-	for (unsigned int i = 0; fd >= 0 && i < r->ncpu; i++)
-		if (r->fd[i] == fd)
-			return true;
-	return false;
-}
-
 /* The x86-64 registers in their perf order (REGS_MASK) into @regs. */
 static void set_regs(struct user_regs_struct *regs, const uint64_t *v)
 {

@@ -54,8 +54,10 @@ typedef void (*ring_record_fn)(void *ctx, const struct ring_record *rec);
 
 /**
  * struct sample_ring - the per-CPU events and their buffers
- * @fd, @base, @data_size: per CPU: the event, its mapping (a control page,
- *	then @data_size bytes of records), -1/NULL when that CPU is offline
+ * @fd, @base, @data_size: per CPU: the event (readable when its buffer is a
+ *	quarter full, or at each record without a stack: it wakes the event
+ *	loop), its mapping (a control page, then @data_size bytes of records),
+ *	-1/NULL when that CPU is offline
  * @ncpu: entries of each array
  * @stack_bytes: stack bytes each record asks for
  * @lost: records the kernel could not write (a full buffer)
@@ -85,12 +87,6 @@ int ring_open(struct sample_ring *r, pid_t pid, uint64_t period_ns, size_t stack
 
 /** ring_close() - close every event and unmap the buffers (an empty @r is fine). */
 void ring_close(struct sample_ring *r);
-
-/**
- * ring_owns() - is @fd one of @r's events (readable when a buffer is a
- * quarter full, or at each record of a thread and a time only)?
- */
-bool ring_owns(const struct sample_ring *r, int fd);
 
 /**
  * ring_drain() - hand every record written so far to @fn, in each CPU's

@@ -428,11 +428,6 @@ void sampler_attach(struct sampler *sm, pid_t pid)
 		sm->trig.kind = TRIGGER_OFF;
 }
 
-bool sampler_owns(const struct sampler *sm, int fd)
-{
-	return sm && sm->ring_on && ring_owns(&sm->ring, fd);
-}
-
 /*
  * --sampler stop, or a process that keeps its own chain: the kernel sampled
  * thread @tid: stop it (no signal), one stop at a time.

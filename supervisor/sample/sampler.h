@@ -49,8 +49,9 @@
  * @status_ns: when the last progress line was written; @status_shown: one was
  * @worker: the thread that walks the queue, and the lock on all of this
  * @truth_polled: a process keeps its own chain: the ring is drained every
- *	RING_TRUTH_DRAIN_MS (each of its records asks for a stop; one stop at a
- *	time per thread, so a batch of records would give one sample)
+ *	RING_TRUTH_DRAIN_MS from then on (each of its records asks for a stop;
+ *	one stop at a time per thread, so a batch of records would give one
+ *	sample)
  */
 struct sampler {
 	struct sample_trigger trig;
@@ -116,8 +117,6 @@ bool sampler_on_interrupt(struct sampler *sm, struct thread *th);
  */
 void sampler_on_other_stop(struct sampler *sm, struct thread *th);
 
-/** sampler_owns() - is @fd one of the sampler's (a ring buffer's event)? */
-bool sampler_owns(const struct sampler *sm, int fd);
 
 /**
  * sampler_wait_ms() - how long the event loop may sleep with nothing to do

@@ -34,9 +34,9 @@ enum walk_bytes {
  * struct walk_buffers - what every walk reuses: frame buffers of @max
  *	entries each (our frames, their IPs, libunwind's and elfutils' IPs,
  *	and per frame the flags and plausibility of each walk), the sample's
- *	memory reader, the walking thread's oracle state (struct
- *	oracle_walker: these buffers are used by one thread), the reason's text,
- *	an unnamed JIT frame's name
+ *	memory reader, what the walks ask of the oracles (struct
+ *	oracle_walker), the reason's text, an unnamed JIT frame's name: used
+ *	by one walk at a time (the sampling lock), on either thread that walks
  */
 struct walk_buffers {
 	unsigned int max;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sample-walking thread and its lock (walk_worker.h). */
 #include <errno.h>
-#include <signal.h>
 
 #include "walk_worker.h"
 
@@ -23,7 +22,6 @@ static void *run(void *arg)
 int walk_worker_start(struct walk_worker *w, bool (*has_work)(void *ctx),
 		      void (*walk_one)(void *ctx), void *ctx)
 {
-	sigset_t all, old;
 	int err;
 
 	*w = (struct walk_worker){ .has_work = has_work, .walk_one = walk_one, .ctx = ctx };
@@ -35,11 +33,8 @@ int walk_worker_start(struct walk_worker *w, bool (*has_work)(void *ctx),
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&w->lock);
-	/* its signals come through the loop's signalfd: blocked here as there */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* the caller's signal mask: the signals its signalfd reads stay blocked */
 	err = pthread_create(&w->thread, NULL, run, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		pthread_mutex_unlock(&w->lock);
 		pthread_cond_destroy(&w->wake);

@@ -38,7 +38,8 @@ struct walk_worker {
 };
 
 /**
- * walk_worker_start() - start the thread (every signal blocked in it), the
+ * walk_worker_start() - start the thread (with the caller's signal mask:
+ * the signals a signalfd reads stay blocked, synchronous ones are not), the
  * caller holding the lock from now on, as walk_worker_lock() takes it
  * Return: 0, or a negative errno (nothing started: the caller walks itself).
  */

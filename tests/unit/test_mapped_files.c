@@ -127,6 +127,7 @@ Test(mapped_files, a_mapped_file_is_checked_once_until_the_mappings_change)
 	struct as_tracee_id who;
 	struct mapped_files mf;
 	struct child c;
+	uint64_t id;
 
 	make_lib();
 	c = start_child(false);
@@ -136,18 +137,23 @@ Test(mapped_files, a_mapped_file_is_checked_once_until_the_mappings_change)
 	cr_assert_eq(mapped_files_check(&mf, &who, c.anon), -ENOENT);
 	cr_assert_eq(mapped_files_check(&mf, &who, 0x1000), -ENOENT);
 	cr_assert_eq(mf.reads, 1);	/* one read, whatever is not found */
+	id = mapped_files_find(&mf, c.file)->id;
+	cr_assert_neq(id, 0);
+	cr_assert_neq(mapped_files_find(&mf, c.anon)->id, id);
 	mapped_files_new_sample(&mf, mf.read_ns - 1);	/* taken before that read */
 	cr_assert_eq(mapped_files_check(&mf, &who, 0x1000), -ENOENT);
 	cr_assert_eq(mf.reads, 1);
 	mapped_files_new_sample(&mf, clock_now_ns());	/* taken since */
 	cr_assert_eq(mapped_files_check(&mf, &who, 0x1000), -ENOENT);
 	cr_assert_eq(mf.reads, 2);
+	cr_assert_eq(mapped_files_find(&mf, c.file)->id, id);	/* read again, the same */
 	/* a FIFO in its place: the mapping now shows "lib (deleted)", no file of that name */
 	cr_assert_eq(mkfifo(path_of("fifo"), 0644), 0);
 	cr_assert_eq(rename(path_of("fifo"), path_of("lib")), 0);
 	cr_assert_eq(mapped_files_check(&mf, &who, c.file), 0);	/* kept */
 	mapped_files_forget(&mf);
 	cr_assert_eq(mapped_files_check(&mf, &who, c.file), -ENOENT);
+	cr_assert_gt(mapped_files_find(&mf, c.file)->id, id);	/* "lib (deleted)": another */
 	cr_assert_eq(mkfifo(path_of("lib (deleted)"), 0644), 0);
 	mapped_files_forget(&mf);
 	cr_assert_eq(mapped_files_check(&mf, &who, c.file), -EINVAL);
