@@ -364,22 +364,19 @@ static void close_state(void *state)
  */
 static int open_state(void **state, pid_t pid, struct modules *mods)
 {
-	struct ref_unwinder *r = calloc(1, sizeof(*r));
-	void *probe = _UPT_create(pid);
-	pid_t first = 0;
+	void *probe = _UPT_create(pid);	/* where its callbacks find the pid */
+	struct ref_unwinder *r;
+	pid_t first;
 
-	if (probe)
-		memcpy(&first, probe, sizeof(first));
-	if (probe)
-		_UPT_destroy(probe);
-	if (!r || !probe) {
-		free(r);
+	if (!probe)
 		return -ENOMEM;
-	}
-	if (first != pid) {
-		free(r);
+	memcpy(&first, probe, sizeof(first));
+	_UPT_destroy(probe);
+	if (first != pid)
 		return -ENOTSUP;
-	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
 	r->pid = pid;
 	mapped_files_init(&r->files, pid);
 	r->who = &mods->who;
@@ -389,7 +386,6 @@ static int open_state(void **state, pid_t pid, struct modules *mods)
 		return -ENOMEM;
 	}
 	unw_set_caching_policy(r->as, UNW_CACHE_PER_THREAD);
-	unw_set_cache_size(r->as, 4096, 0);
 	r->born_ns = clock_now_ns();
 	*state = r;
 	return 0;
