@@ -204,8 +204,10 @@ DIFF_BIN := $(O)/tests/libsframe-diff
 # The ABI conformance suites: include/ and the test SFrame writer only; with
 # its own .sframe, which the kernel profiles register at exec when they take
 # its version.
-ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c
+ABI_SRC := $(wildcard tests/abi/*.c) tests/lib/sframe_writer.c tests/lib/sframe_samples.c \
+	tests/lib/eh_frame_writer.c
 ABI_HDRS := $(wildcard tests/abi/*.h) tests/lib/sframe_writer.h tests/lib/sframe_samples.h \
+	tests/lib/eh_frame_writer.h \
 	tests/lib/self_sframe.h
 ABI_BIN := $(O)/tests/abi-conformance
 
@@ -249,12 +251,12 @@ E2E_BIN := $(O)/tests/e2e-tests
 LIVE_SRC := $(wildcard tests/unwind/*.c)
 LIVE_BINS := $(O)/tests/unwind-live-O0 $(O)/tests/unwind-live-O2
 
-FUZZ_NAMES := fuzz_sframe fuzz_codectl fuzz_verify
+FUZZ_NAMES := fuzz_sframe fuzz_codectl fuzz_verify fuzz_eh_frame
 FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 600
 
 BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample \
-	$(O)/bench/crowd $(O)/bench/verify
+	$(O)/bench/crowd $(O)/bench/verify $(O)/bench/table_bytes
 # bench/jit: its own fragment (a JIT writer program and the lookup benchmark).
 include bench/jit.mk
 # bench/startup: a program linked against 20 libraries with .sframe.
@@ -422,7 +424,7 @@ $(E2E_BIN): $(E2E_SRC) tests/e2e/run_helper.h tests/lib/test_tmp.h
 		-DE2E_PROG='"$(abspath $(E2E_PROG))"' -DE2E_PROG_V1='"$(abspath $(E2E_PROG_V1))"' \
 		-DSAMPLE_PROG='"$(abspath $(SAMPLE_PROG))"' -DKERNEL_PROG='"$(abspath $(KERNEL_PROG))"' \
 		-DSECURITY_LIB='"$(abspath $(SECURITY_LIB))"' -DSECURITY_PROG='"$(abspath $(SECURITY_PROG))"' \
-		$(DRIVER_CFLAGS) $(E2E_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson
+		$(DRIVER_CFLAGS) $(E2E_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson -lelf
 
 $(O)/obj/tests/%.o: ALL_CPPFLAGS += -Itests/lib -DVECTOR_DIR='"$(abspath tests/vectors)"' \
 	-DLIBSFRAME_API=$(LIBSFRAME_API)
@@ -493,6 +495,9 @@ comma := ,
 test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(ABI_BIN))
 	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip --suite codectl)
+	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip --suite eh_frame_register)
+	$(call run_test,$(CODECTL_RUN) -q --strict --sframe-validation -- $(ABI_BIN) --no-skip \
+		--eh-frame-validation --suite eh_frame_register)
 	$(call run_test,$(CODECTL_RUN) -q --strict --prctl-sframe -- $(ABI_BIN) --no-skip \
 		$(KERNEL_SUITES))
 	$(call run_test,$(CODECTL_RUN) -q --strict --sframe-validation -- $(ABI_BIN) --no-skip \
@@ -500,9 +505,10 @@ test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(CODECTL_RUN) -q --kernel v13 --prctl-sframe -- $(ABI_BIN) --no-skip \
 		--kernel v13 $(KERNEL_SUITES))
 	$(call run_test,env SFRAME_REGISTER_NR=2001 SFRAME_UNREGISTER_NR=2002 \
-		STACKTRACE_SETUP_NR=2003 $(CODECTL_RUN) -q --kernel v16 --sframe-nr 2001$(comma)2002 \
-		--stacktrace-setup-nr 2003 -- $(ABI_BIN) --no-skip --suite sframe_register \
-		--suite stacktrace_setup)
+		STACKTRACE_SETUP_NR=2003 EH_FRAME_REGISTER_NR=2004 EH_FRAME_UNREGISTER_NR=2005 \
+		$(CODECTL_RUN) -q --kernel v16 --sframe-nr 2001$(comma)2002 \
+		--stacktrace-setup-nr 2003 --eh-frame-nr 2004$(comma)2005 -- $(ABI_BIN) --no-skip \
+		--suite sframe_register --suite stacktrace_setup --suite eh_frame_register)
 
 # The layering of tests/arch/layers, no call cycle between supervisor files, no
 # path outside the repository, and every codectl-abi.md citation resolving.
@@ -576,10 +582,11 @@ $(B)/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c $(FUZZ_VERIFY_SRC) $(EMU_SRC) $(
 # Seeds: the writer's sections, calls, hand-made functions with rows (make_seeds), and
 # each vector's .sframe (fuzz_sframe) and whole file (fuzz_verify, after a byte 1).
 $(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC)
-	@mkdir -p $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify
+	@mkdir -p $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify $(@D)/fuzz_eh_frame
 	$(call say,CC,$(@D)/make_seeds)$(CC) $(FUZZ_FLAGS) tests/fuzz/make_seeds.c $(EMU_SRC) \
 		$(TESTLIB_SRC) -o $(@D)/make_seeds -lelf
-	$(@D)/make_seeds $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify
+	$(@D)/make_seeds $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify \
+		$(@D)/fuzz_eh_frame
 	@for f in $(VECTORS); do \
 		objcopy -O binary --only-section=.sframe $$f \
 			$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; \
@@ -617,6 +624,12 @@ $(O)/bench/%: bench/%.c $(LIBSUPERVISOR) $(LIBEMU)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -Wa,--gsframe \
 		$(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) -lsframe $(SUPERVISOR_LIBS)
+
+# bench/table_bytes: libelf only; the demo's libraries among its defaults.
+$(O)/bench/table_bytes: bench/table_bytes.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Wa,--gsframe \
+		-DDEMO_DIR='"$(abspath $(O)/tests/demo)"' $< -o $@ $(ALL_LDFLAGS) -lelf
 
 $(O)/bench/syscall: bench/syscall.c tests/lib/sframe_writer.c tests/lib/sframe_samples.c \
 		$(LIBSUPERVISOR) $(LIBEMU) $(CODECTL_RUN)
@@ -669,6 +682,7 @@ bench-smoke: $(BENCH_BINS)
 	$(call run_test,$(O)/bench/crowd --quick)
 	$(call run_test,$(O)/bench/jit --quick)
 	$(call run_test,$(O)/bench/verify -t 0.05)
+	$(call run_test,$(O)/bench/table_bytes --quick)
 
 .PHONY: bench
 bench: $(BENCH_BINS)
@@ -679,6 +693,7 @@ bench: $(BENCH_BINS)
 	$(O)/bench/crowd
 	$(O)/bench/jit
 	$(O)/bench/verify
+	$(O)/bench/table_bytes
 
 # ---------------------------------------------------------------- demos
 
@@ -697,7 +712,7 @@ $(B)/man/%: docs/%.md docs/md2man.sh
 	$(call say,MAN,$@)docs/md2man.sh $* < $< > $@.tmp && mv $@.tmp $@
 
 INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h \
-	include/sframe_register.h include/stacktrace_setup.h
+	include/sframe_register.h include/stacktrace_setup.h include/eh_frame_register.h
 # The emulated kernel's uapi headers, kept out of INCLUDEDIR/linux (which is
 # linux-libc-dev's under PREFIX=/usr); pkg-config --cflags names their directory.
 INSTALL_UAPI_HDRS := $(wildcard include/linux/*.h)

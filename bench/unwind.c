@@ -6,7 +6,11 @@
  *   2. ns per frame of our FRE lookup alone, and of libsframe's sframe_find_fre()
  *      for the same addresses, with the ratio;
  *   3. ns per frame with 10, 1 000 and 10 000 registrations in the address
- *      space (the registration lookup must stay O(log n)).
+ *      space (the registration lookup must stay O(log n));
+ *   4. ns per frame of the .eh_frame proposal's lookup (table search, CIE,
+ *      FDE, CFI up to the address, read from this process's memory as the
+ *      kernel reads a process's) + the same step, on the same stacks, with
+ *      the ratio to SFrame's.
  * Usage: unwind [--quick]
  */
 #include <link.h>
@@ -33,10 +37,16 @@ struct sample {
 	size_t len;
 };
 
+/*
+ * @eh_table_start, @eh_table_end: the mapping holding the program's
+ * .eh_frame_hdr and .eh_frame, read in place by the .eh_frame lookups
+ */
 struct bench {
 	struct sample samples[NSTACKS];
 	struct emu_registry *registry;
 	struct code_sframe_info exe;
+	uint64_t eh_table_start;
+	uint64_t eh_table_end;
 	struct remote_mem self;
 	struct emu_accessor self_mem;
 	unsigned long reps;
@@ -114,10 +124,56 @@ static int register_exe(struct bench *b)
 	return err;
 }
 
-/* Unwind every sample b->reps times; returns ns per frame, frames in *nframes. */
-static double time_unwind(struct bench *b, unsigned long *nframes)
+/*
+ * The program's .eh_frame_hdr registered beside its SFrame, as eh_frame_register
+ * would (the header checked, the tables validated); its tables' mapping noted.
+ */
+static int register_eh_frame(struct bench *b)
 {
-	struct emu_unwind_opts o = { .arch = EMU_ARCH_X86_64, .max_frames = MAX_FRAMES };
+	struct emu_mappings maps = { 0 };
+	struct emu_registration *reg = calloc(1, sizeof(*reg));
+	struct self_segments g;
+	const struct emu_vma *vma;
+	struct emu_verdict v;
+	int err = -1;
+
+	self_segments(&g);
+	if (!reg || !g.eh_frame_hdr_start || procfs_maps_read(getpid(), &maps))
+		goto out;
+	*reg = (struct emu_registration){ .text_start = b->exe.text_start,
+					  .text_end = b->exe.text_end,
+					  .aspects = EMU_ASPECT_EH_FRAME };
+	reg->eh_frame = (struct emu_eh_frame){ .hdr_start = g.eh_frame_hdr_start,
+					       .hdr_end = g.eh_frame_hdr_start + g.eh_frame_hdr_size,
+					       .text_start = reg->text_start,
+					       .text_end = reg->text_end };
+	emu_verdict_init(&v);
+	err = emu_eh_frame_add(&reg->eh_frame, &b->self_mem, &maps, true, &v);
+	vma = emu_mappings_find(&maps, reg->eh_frame.eh_frame_start);
+	if (!err && vma && vma->start <= g.eh_frame_hdr_start) {
+		b->eh_table_start = vma->start;
+		b->eh_table_end = vma->end;
+		err = emu_registry_insert(b->registry, reg, &v);
+	}
+	if (!err)
+		reg = NULL;
+	else
+		fprintf(stderr, "bench/unwind: .eh_frame_hdr not registered: %s\n", v.reason);
+out:
+	emu_registration_free(reg);
+	emu_mappings_free(&maps);
+	return err ? -1 : 0;
+}
+
+/*
+ * Unwind every sample b->reps times with @tables' registrations; returns ns
+ * per frame, frames in *nframes. The stack copy and (for .eh_frame) the
+ * program's tables in place are what the walk reads.
+ */
+static double time_walks(struct bench *b, unsigned int tables, unsigned long *nframes)
+{
+	struct emu_unwind_opts o = { .arch = EMU_ARCH_X86_64, .max_frames = MAX_FRAMES,
+				     .tables = tables };
 	struct emu_frame frames[MAX_FRAMES];
 	struct emu_unwind_result res;
 	unsigned long total = 0;
@@ -130,6 +186,9 @@ static double time_unwind(struct bench *b, unsigned long *nframes)
 
 			emu_mem_image_add(&img, b->samples[i].regs.sp, b->samples[i].stack,
 					  b->samples[i].len);
+			emu_mem_image_add(&img, b->eh_table_start,
+					  (const void *)(uintptr_t)b->eh_table_start,
+					  b->eh_table_end - b->eh_table_start);
 			mem = emu_mem_image_accessor(&img);
 			emu_unwind(b->registry, &mem, &b->samples[i].regs, &o, frames, &res);
 			total += res.nframes;
@@ -137,6 +196,11 @@ static double time_unwind(struct bench *b, unsigned long *nframes)
 	}
 	*nframes = total;
 	return (now_ns() - t0) / (double)total;
+}
+
+static double time_unwind(struct bench *b, unsigned long *nframes)
+{
+	return time_walks(b, EMU_TABLES_SFRAME, nframes);
 }
 
 struct lookups {
@@ -246,27 +310,34 @@ int main(int argc, char **argv)
 	static struct bench b;
 	static const unsigned int counts[] = { 10, 1000, 10000 };
 	struct lookups l;
-	unsigned long frames, sink = 0;
+	unsigned long frames, eh_frames, sink = 0;
 	unsigned int found = 0;
-	double base, ours, lib;
+	double base, ours, lib, eh;
 
 	b.reps = argc > 1 && !strcmp(argv[1], "--quick") ? 2000 : 20000;
 	remote_mem_init(&b.self, getpid(), -1, NULL);
 	b.self_mem = remote_mem_accessor(&b.self);
 	b.registry = emu_registry_new(20000);
-	if (!b.registry || register_exe(&b))
+	if (!b.registry || register_exe(&b) || register_eh_frame(&b))
 		return 1;
 	capture_samples(&b);
 	collect_lookups(&b, &l);
 	base = time_unwind(&b, &frames);
 	ours = time_ours(&b, &l, &sink);
 	lib = time_libsframe(&b, &l, &sink, &found);
+	eh = time_walks(&b, EMU_TABLES_EH_FRAME, &eh_frames);
 	printf("bench/unwind: %d captured stacks, %lu frames per pass, %lu passes\n", NSTACKS,
 	       frames / b.reps, b.reps);
 	printf("  our lookup + unwind step        %8.1f ns/frame\n", base);
 	printf("  our FRE lookup                  %8.1f ns/lookup (%u addresses)\n", ours, l.n);
 	printf("  libsframe sframe_find_fre       %8.1f ns/lookup (%u of %u found)\n", lib, found, l.n);
 	printf("  ratio libsframe / ours          %8.2f\n", lib / ours);
+	printf("  .eh_frame lookup + CFI + step   %8.1f ns/frame (%lu frames per pass)\n", eh,
+	       eh_frames / b.reps);
+	printf("  ratio .eh_frame / SFrame        %8.2f\n", eh / base);
+	if (eh_frames != frames)
+		fprintf(stderr, "bench/unwind: the .eh_frame walks found %lu frames, SFrame's %lu\n",
+			eh_frames, frames);
 	printf("  registrations    ns/frame    vs 1 registration\n");
 	printf("  %13u    %8.1f    %6.2f\n", 1u, base, 1.0);
 	for (unsigned int i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {

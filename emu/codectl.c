@@ -151,6 +151,7 @@ const char *emu_entry_name(enum emu_entry entry)
 {
 	static const char *const names[EMU_ENTRY_COUNT] = {
 		"codectl", "sframe_register", "sframe_unregister", "prctl", "stacktrace_setup",
+		"eh_frame_register", "eh_frame_unregister",
 	};
 
 	return (unsigned int)entry < EMU_ENTRY_COUNT ? names[entry] : "unknown";
@@ -164,6 +165,8 @@ int emu_codectl_commit(const struct emu_space *sp, struct emu_call_result *res)
 		if (res->entry == EMU_ENTRY_CODECTL)
 			err = emu_registry_remove(sp->registry, res->unregister_key,
 						  EMU_ASPECT_UNWIND | EMU_ASPECT_IDENTITY);
+		else if (res->entry == EMU_ENTRY_EH_FRAME_UNREGISTER)
+			err = emu_registry_remove_eh_frame(sp->registry, res->unregister_key);
 		else
 			err = emu_registry_remove_sframe(sp->registry, res->unregister_key);
 		if (err < 0)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/codectl.h>
+#include <linux/eh_frame_setup.h>
 #include <linux/sframe_setup.h>
 
 #include "accessor.h"
@@ -33,7 +34,9 @@
  *	address space (each registration counts its section); beyond it, ENOMEM
  * @sframe_validation: v16: validate every FDE, FRE and data word at
  *	registration, as a kernel built with CONFIG_SFRAME_VALIDATION does
- *	(off: only the header, as the kernel a user runs)
+ *	(off: only the header, as the kernel a user runs); every profile: check
+ *	an .eh_frame_hdr's every table entry and FDE at registration
+ *	(CONFIG_EH_FRAME_VALIDATION; off: the header only)
  *
  * In the v16 profile a section is registered as the kernel registers it; the
  * caps only decide whether the emulator also keeps a copy of it (for
@@ -85,9 +88,11 @@ enum emu_entry {
 	EMU_ENTRY_SFRAME_UNREGISTER,
 	EMU_ENTRY_PRCTL,
 	EMU_ENTRY_STACKTRACE_SETUP,
+	EMU_ENTRY_EH_FRAME_REGISTER,
+	EMU_ENTRY_EH_FRAME_UNREGISTER,
 };
 
-#define EMU_ENTRY_COUNT 5
+#define EMU_ENTRY_COUNT 7
 
 /** emu_entry_name() - "codectl", "sframe_register", "sframe_unregister", "prctl", ... */
 const char *emu_entry_name(enum emu_entry entry);
@@ -99,12 +104,14 @@ const char *emu_entry_name(enum emu_entry entry);
  * @option: codectl: the call's option
  * @have_args: @args holds the caller's struct (read successfully)
  * @args: the struct read (codectl: the member of the call's option;
- *	sframe_register and sframe_unregister: @args.setup)
+ *	sframe_register and sframe_unregister: @args.setup; eh_frame_register
+ *	and eh_frame_unregister: @args.eh_setup)
  * @sframe_version, @sframe_fdes: of the section registered, when there is one
  * @staged: after a successful emu_codectl_prepare() of a registration, the
  *	registration to insert (owned by the result until committed or discarded)
  * @unregister: the call prepared is an unregistration of @unregister_key, a
- *	text_start (codectl) or an sframe_start (the kernel's proposals)
+ *	text_start (codectl), an sframe_start (the kernel's proposals) or an
+ *	eh_frame_hdr_start (eh_frame_unregister)
  * @reg: after commit, the new registration (owned by the registry)
  * @removed: after commit of an unregistration, the registrations changed
  */
@@ -117,6 +124,7 @@ struct emu_call_result {
 		struct code_sframe_info sframe;
 		struct code_jit_info jit;
 		struct sframe_setup setup;
+		struct eh_frame_setup eh_setup;
 	} args;
 	unsigned int option;
 	uint8_t sframe_version;

@@ -4,7 +4,10 @@
  * sframe_register(2)/sframe_unregister(2), the v12 prctl and stacktrace_setup,
  * each decoding its arguments into sframe_add() and sframe_remove(), the
  * series' sframe_add_section() and sframe_remove_section() (codectl-abi.md,
- * "Order of checks": the v16 order of checks and their errnos).
+ * "Order of checks": the v16 order of checks and their errnos); and
+ * eh_frame_register(2)/eh_frame_unregister(2) into eh_frame_add() and the
+ * removal by header, the .eh_frame proposal's eh_frame_add_section() and
+ * eh_frame_remove_section() ("The .eh_frame proposal").
  */
 #include <stdlib.h>
 #include <linux/stacktrace_setup.h>
@@ -74,16 +77,25 @@ static int length_end(uint64_t start, uint64_t size, const char *what, uint64_t 
 	return 0;
 }
 
-/* The struct's size is its version (no copy_struct_from_user()), then the copy. */
+/*
+ * The struct's size is its version (no copy_struct_from_user()), then the
+ * copy into @res->args (struct sframe_setup and struct eh_frame_setup: both
+ * 32 bytes, SFRAME_SETUP_SIZE_VER0 and EH_FRAME_SETUP_SIZE_VER0).
+ */
 static int read_setup(const struct emu_space *sp, uint64_t addr, uint64_t size,
 		      struct emu_call_result *res)
 {
+	_Static_assert(sizeof(res->args.setup) == sizeof(res->args.eh_setup), "setup sizes");
+	const char *what = res->entry == EMU_ENTRY_EH_FRAME_REGISTER ||
+			   res->entry == EMU_ENTRY_EH_FRAME_UNREGISTER ?
+			   "eh_frame_setup" : "sframe_setup";
+
 	if (size != SFRAME_SETUP_SIZE_VER0)
 		return emu_reject(&res->verdict, EMU_R_SETUP_SIZE, "size %llu, not %d",
 				  (unsigned long long)size, SFRAME_SETUP_SIZE_VER0);
 	if (emu_read(sp->mem, addr, &res->args.setup, sizeof(res->args.setup)))
-		return emu_reject(&res->verdict, EMU_R_SETUP_FAULT,
-				  "struct sframe_setup at 0x%llx unreadable", (unsigned long long)addr);
+		return emu_reject(&res->verdict, EMU_R_SETUP_FAULT, "struct %s at 0x%llx unreadable",
+				  what, (unsigned long long)addr);
 	res->have_args = true;
 	return 0;
 }
@@ -106,8 +118,12 @@ static int sframe_register_call(const struct emu_policy *p, const struct emu_spa
 			  EMU_ORIGIN_SFRAME_REGISTER, res);
 }
 
-static int sframe_unregister_call(const struct emu_space *sp, const uint64_t *arg,
-				  struct emu_call_result *res)
+/*
+ * The struct of a removal by a section's start (sframe_unregister,
+ * eh_frame_unregister: the same layout), the other fields 0; *@key its start.
+ */
+static int removal_key(const struct emu_space *sp, const uint64_t *arg, const char *size_name,
+		       uint64_t *key, struct emu_call_result *res)
 {
 	const struct sframe_setup *s = &res->args.setup;
 	int err = read_setup(sp, arg[0], arg[1], res);
@@ -116,10 +132,20 @@ static int sframe_unregister_call(const struct emu_space *sp, const uint64_t *ar
 		return err;
 	if (s->sframe_size || s->text_start || s->text_size)
 		return emu_reject(&res->verdict, EMU_R_SETUP_UNREG_FIELDS,
-				  "sframe_size %llu, text_start 0x%llx, text_size %llu (must be 0)",
+				  "%s %llu, text_start 0x%llx, text_size %llu (must be 0)", size_name,
 				  (unsigned long long)s->sframe_size, (unsigned long long)s->text_start,
 				  (unsigned long long)s->text_size);
-	return sframe_remove(sp, s->sframe_start, res);
+	*key = s->sframe_start;
+	return 0;
+}
+
+static int sframe_unregister_call(const struct emu_space *sp, const uint64_t *arg,
+				  struct emu_call_result *res)
+{
+	uint64_t key = 0;
+	int err = removal_key(sp, arg, "sframe_size", &key, res);
+
+	return err ? err : sframe_remove(sp, key, res);
 }
 
 /* prctl(option, arg2, arg3, arg4, arg5): option is an int. */
@@ -162,6 +188,83 @@ static int stacktrace_setup_call(const struct emu_policy *p, const struct emu_sp
 }
 
 /*
+ * eh_frame_add_section(): ranges, the header in one mapping, the text in one
+ * executable mapping, the header read (and the tables validated), the
+ * overlap with another .eh_frame registration last.
+ */
+static int eh_frame_add(const struct emu_policy *p, const struct emu_space *sp,
+			const struct emu_eh_frame *ranges, struct emu_call_result *res)
+{
+	struct emu_verdict *v = &res->verdict;
+	const struct emu_vma *vma = emu_mappings_find(sp->maps, ranges->text_start);
+	struct emu_registration *reg;
+	int err;
+
+	if (!emu_mappings_within_one(sp->maps, ranges->hdr_start, ranges->hdr_end, 0))
+		return emu_reject(v, EMU_R_EHF_HDR_VMA, ".eh_frame_hdr 0x%llx..0x%llx not inside "
+				  "one mapping", (unsigned long long)ranges->hdr_start,
+				  (unsigned long long)ranges->hdr_end);
+	if (!emu_mappings_within_one(sp->maps, ranges->text_start, ranges->text_end, EMU_PROT_EXEC))
+		return emu_reject(v, EMU_R_SETUP_TEXT_VMA,
+				  "text 0x%llx..0x%llx not inside one executable mapping",
+				  (unsigned long long)ranges->text_start,
+				  (unsigned long long)ranges->text_end);
+	reg = calloc(1, sizeof(*reg));
+	if (!reg)
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	reg->aspects = EMU_ASPECT_EH_FRAME;
+	reg->origin = EMU_ORIGIN_EH_FRAME_REGISTER;
+	reg->text_start = ranges->text_start;
+	reg->text_end = ranges->text_end;
+	reg->text_vma_ident = vma && !sp->maps_cached ? vma->ident : 0;
+	reg->eh_frame = *ranges;
+	err = emu_eh_frame_add(&reg->eh_frame, sp->mem, sp->maps, p->sframe_validation, v);
+	if (!err)
+		err = emu_registry_check_insert(sp->registry, reg->text_start, reg->text_end,
+						EMU_ASPECT_EH_FRAME, reg->origin, v);
+	return emu_stage_register(sp, reg, err, res);
+}
+
+static int eh_frame_register_call(const struct emu_policy *p, const struct emu_space *sp,
+				  const uint64_t *arg, struct emu_call_result *res)
+{
+	const struct eh_frame_setup *s = &res->args.eh_setup;
+	struct emu_eh_frame ranges = { 0 };
+	int err;
+
+	err = read_setup(sp, arg[0], arg[1], res);
+	if (!err)
+		err = length_end(s->eh_frame_hdr_start, s->eh_frame_hdr_size, ".eh_frame_hdr",
+				 &ranges.hdr_end, &res->verdict);
+	if (!err)
+		err = length_end(s->text_start, s->text_size, "text", &ranges.text_end,
+				 &res->verdict);
+	if (err)
+		return err;
+	ranges.hdr_start = s->eh_frame_hdr_start;
+	ranges.text_start = s->text_start;
+	return eh_frame_add(p, sp, &ranges, res);
+}
+
+/* eh_frame_remove_section(): every text range registered with the header. */
+static int eh_frame_unregister_call(const struct emu_space *sp, const uint64_t *arg,
+				    struct emu_call_result *res)
+{
+	uint64_t key = 0;
+	int err = removal_key(sp, arg, "eh_frame_hdr_size", &key, res);
+
+	if (err)
+		return err;
+	if (!emu_registry_has_eh_frame(sp->registry, key))
+		return emu_reject(&res->verdict, EMU_R_EHF_UNREG_UNKNOWN,
+				  "no registration with eh_frame_hdr_start 0x%llx",
+				  (unsigned long long)key);
+	res->unregister = true;
+	res->unregister_key = key;
+	return 0;
+}
+
+/*
  * The shared validation words these two rules with EINVAL; v16 gives them
  * EFAULT (codectl-abi.md, "Per-FDE checks" and "Per-FRE checks").
  */
@@ -190,6 +293,10 @@ static int prepare(const struct emu_policy *p, const struct emu_space *sp,
 		return prctl_call(p, sp, kc->arg, res);
 	case EMU_ENTRY_STACKTRACE_SETUP:
 		return stacktrace_setup_call(p, sp, kc->arg, res);
+	case EMU_ENTRY_EH_FRAME_REGISTER:
+		return eh_frame_register_call(p, sp, kc->arg, res);
+	case EMU_ENTRY_EH_FRAME_UNREGISTER:
+		return eh_frame_unregister_call(sp, kc->arg, res);
 	default:
 		return emu_reject(&res->verdict, EMU_R_OPTION, "entry point %d is not a kernel "
 				  "proposal", (int)kc->entry);

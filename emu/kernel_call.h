@@ -17,8 +17,8 @@
 
 /**
  * struct emu_kcall - one call of a kernel proposal as the caller made it
- * @entry: EMU_ENTRY_SFRAME_REGISTER, _SFRAME_UNREGISTER, _PRCTL or
- *	_STACKTRACE_SETUP
+ * @entry: EMU_ENTRY_SFRAME_REGISTER, _SFRAME_UNREGISTER, _PRCTL,
+ *	_STACKTRACE_SETUP, _EH_FRAME_REGISTER or _EH_FRAME_UNREGISTER
  * @arg: the system call's first five arguments, raw (int arguments are
  *	taken from their low 32 bits, as the kernel does)
  */
@@ -38,7 +38,11 @@ struct emu_kcall {
  * prctl(PR_ADD_SFRAME, sframe_start, sframe_end, text_start, text_end); prctl
  * (PR_REMOVE_SFRAME, sframe_start, 0, 0, 0): other arguments non-zero EINVAL.
  * stacktrace_setup(op, sframe, len, text, len): op 1 registers, op 2 removes
- * (the rest ignored), others EINVAL.
+ * (the rest ignored), others EINVAL. eh_frame_register(setup, size) and
+ * eh_frame_unregister: as sframe_register's pair, with the header's checks
+ * (eh_frame.h, emu_eh_frame_add()) for the section's, the overlap with
+ * other .eh_frame registrations only, EOPNOTSUPP for encodings the kernel
+ * does not read; removal by eh_frame_hdr_start.
  * Registration: start >= end (EINVAL); the section in one mapping, the text in
  * one executable mapping (EINVAL); the section read (EFAULT) and validated
  * for the profile (EINVAL; an FDE's function outside the text or FREs past

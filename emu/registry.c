@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Registry of one address space: one sorted index per aspect (unwind,
- * identity), each holding non-overlapping half-open text ranges, so lookup by
- * address is a binary search. A registration carrying both aspects is in both.
+ * identity, .eh_frame), each holding non-overlapping half-open text ranges, so
+ * lookup by address is a binary search. A registration carrying two aspects is
+ * in both indexes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,9 +21,11 @@ struct reg_index {
  * @count: registrations; @limited: those that count toward @limit
  * @inclusive_end: overlaps as the v13 maple tree saw them (end included)
  */
+/* The indexes, by aspect: slot i holds the registrations with aspect bit 1 << i. */
+#define NINDEX 3
+
 struct emu_registry {
-	struct reg_index unwind;
-	struct reg_index ident;
+	struct reg_index index[NINDEX];
 	size_t count;
 	size_t limited;
 	size_t limit;
@@ -133,6 +136,7 @@ const char *emu_origin_name(unsigned int origin)
 		[EMU_ORIGIN_SFRAME_REGISTER] = "sframe_register",
 		[EMU_ORIGIN_PRCTL] = "prctl",
 		[EMU_ORIGIN_STACKTRACE_SETUP] = "stacktrace_setup",
+		[EMU_ORIGIN_EH_FRAME_REGISTER] = "eh_frame_register",
 	};
 
 	return origin < sizeof(names) / sizeof(names[0]) ? names[origin] : "unknown";
@@ -149,29 +153,29 @@ void emu_registration_free(struct emu_registration *reg)
 	free(reg);
 }
 
-static const char *aspect_name(unsigned int aspect)
+static const char *aspect_name(unsigned int slot)
 {
-	return aspect == EMU_ASPECT_UNWIND ? "unwind" : "identity";
+	static const char *const names[NINDEX] = { "unwind", "identity", ".eh_frame" };
+
+	return names[slot];
 }
 
 int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
 			      uint64_t text_end, unsigned int aspects, unsigned int origin,
 			      struct emu_verdict *v)
 {
-	const struct reg_index *idx[2] = { &r->unwind, &r->ident };
-	const unsigned int bits[2] = { EMU_ASPECT_UNWIND, EMU_ASPECT_IDENTITY };
 	const struct emu_registration *old;
 	int i;
 
-	for (i = 0; i < 2; i++) {
-		if (!(aspects & bits[i]))
+	for (i = 0; i < NINDEX; i++) {
+		if (!(aspects & (1u << i)))
 			continue;
-		old = index_overlap(idx[i], text_start, text_end, r->inclusive_end);
+		old = index_overlap(&r->index[i], text_start, text_end, r->inclusive_end);
 		if (old)
 			return emu_reject(v, EMU_R_OVERLAP,
 					  "text 0x%llx..0x%llx overlaps the %s aspect of 0x%llx..0x%llx%s",
 					  (unsigned long long)text_start, (unsigned long long)text_end,
-					  aspect_name(bits[i]), (unsigned long long)old->text_start,
+					  aspect_name(i), (unsigned long long)old->text_start,
 					  (unsigned long long)old->text_end,
 					  r->inclusive_end ? " (v13: ends inclusive)" : "");
 	}
@@ -182,7 +186,10 @@ int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
 
 int emu_registry_reserve(struct emu_registry *r)
 {
-	return index_reserve(&r->unwind) || index_reserve(&r->ident) ? -ENOMEM : 0;
+	for (int i = 0; i < NINDEX; i++)
+		if (index_reserve(&r->index[i]))
+			return -ENOMEM;
+	return 0;
 }
 
 static bool index_has(const struct reg_index *x, uint64_t text_start)
@@ -194,25 +201,24 @@ static bool index_has(const struct reg_index *x, uint64_t text_start)
 
 bool emu_registry_has(const struct emu_registry *r, uint64_t text_start)
 {
-	return index_has(&r->unwind, text_start) || index_has(&r->ident, text_start);
+	return index_has(&r->index[0], text_start) || index_has(&r->index[1], text_start);
 }
 
 int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 			struct emu_verdict *v)
 {
-	int err;
+	int err, i;
 
 	err = emu_registry_check_insert(r, reg->text_start, reg->text_end, reg->aspects,
 					reg->origin, v);
 	if (err)
 		return err;
-	if (((reg->aspects & EMU_ASPECT_UNWIND) && index_reserve(&r->unwind)) ||
-	    ((reg->aspects & EMU_ASPECT_IDENTITY) && index_reserve(&r->ident)))
-		return emu_reject(v, EMU_R_NOMEM, "out of memory");
-	if (reg->aspects & EMU_ASPECT_UNWIND)
-		index_insert(&r->unwind, reg);
-	if (reg->aspects & EMU_ASPECT_IDENTITY)
-		index_insert(&r->ident, reg);
+	for (i = 0; i < NINDEX; i++)
+		if ((reg->aspects & (1u << i)) && index_reserve(&r->index[i]))
+			return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	for (i = 0; i < NINDEX; i++)
+		if (reg->aspects & (1u << i))
+			index_insert(&r->index[i], reg);
 	if (reg->sframe)
 		r->sframe_bytes += emu_sframe_size(reg->sframe);
 	r->count++;
@@ -220,11 +226,17 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 	return 0;
 }
 
-/* Take @aspect away from the registration at @text_start; NULL if none has it. */
-static struct emu_registration *take_aspect(struct emu_registry *r, struct reg_index *x,
-					    uint64_t text_start, unsigned int aspect)
+/* Index slot of one aspect bit. */
+static int slot_of(unsigned int aspect)
 {
-	struct emu_registration *reg = index_take(x, text_start);
+	return __builtin_ctz(aspect);
+}
+
+/* Take @aspect away from the registration at @text_start; NULL if none has it. */
+static struct emu_registration *take_aspect(struct emu_registry *r, uint64_t text_start,
+					    unsigned int aspect)
+{
+	struct emu_registration *reg = index_take(&r->index[slot_of(aspect)], text_start);
 
 	if (!reg)
 		return NULL;
@@ -256,51 +268,84 @@ static int settle(struct emu_registry *r, struct emu_registration *reg)
 
 int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned int aspects)
 {
-	struct emu_registration *u = NULL, *d = NULL;
-	int n;
+	struct emu_registration *taken[NINDEX];
+	int i, j, n = 0;
 
-	if (aspects & EMU_ASPECT_UNWIND)
-		u = take_aspect(r, &r->unwind, text_start, EMU_ASPECT_UNWIND);
-	if (aspects & EMU_ASPECT_IDENTITY)
-		d = take_aspect(r, &r->ident, text_start, EMU_ASPECT_IDENTITY);
-	if (u == d)
-		n = settle(r, u);
-	else
-		n = settle(r, u) + settle(r, d);
+	for (i = 0; i < NINDEX; i++)
+		taken[i] = aspects & (1u << i) ? take_aspect(r, text_start, 1u << i) : NULL;
+	for (i = 0; i < NINDEX; i++) {
+		for (j = 0; j < i && taken[j] != taken[i]; j++)
+			;
+		if (j == i)	/* not settled yet (one registration may be taken twice) */
+			n += settle(r, taken[i]);
+	}
 	return n ? n : -ENOENT;
 }
 
-static bool from_sframe(const struct emu_registration *reg, uint64_t sframe_start)
+/* Does @reg's @aspect come from the section (SFrame, .eh_frame_hdr) at @start? */
+static bool from_section(const struct emu_registration *reg, unsigned int aspect, uint64_t start)
 {
-	return reg->unwind_kind == EMU_UNWIND_SFRAME && reg->sframe_start == sframe_start;
+	if (aspect == EMU_ASPECT_EH_FRAME)
+		return reg->eh_frame.hdr_start == start;
+	return reg->unwind_kind == EMU_UNWIND_SFRAME && reg->sframe_start == start;
 }
 
-bool emu_registry_has_sframe(const struct emu_registry *r, uint64_t sframe_start)
+static bool has_section(const struct emu_registry *r, unsigned int aspect, uint64_t start)
 {
-	for (size_t i = 0; i < r->unwind.n; i++)
-		if (from_sframe(r->unwind.v[i], sframe_start))
+	const struct reg_index *x = &r->index[slot_of(aspect)];
+
+	for (size_t i = 0; i < x->n; i++)
+		if (from_section(x->v[i], aspect, start))
 			return true;
 	return false;
 }
 
-int emu_registry_remove_sframe(struct emu_registry *r, uint64_t sframe_start)
+/* Take @aspect from every registration whose section starts at @start. */
+static int remove_section(struct emu_registry *r, unsigned int aspect, uint64_t start)
 {
+	const struct reg_index *x = &r->index[slot_of(aspect)];
 	int n = 0;
 
 	/* backwards: taking entry i moves only the ones after it */
-	for (size_t i = r->unwind.n; i-- > 0;) {
-		struct emu_registration *reg = r->unwind.v[i];
+	for (size_t i = x->n; i-- > 0;) {
+		struct emu_registration *reg = x->v[i];
 
-		if (from_sframe(reg, sframe_start))
-			n += settle(r, take_aspect(r, &r->unwind, reg->text_start, EMU_ASPECT_UNWIND));
+		if (from_section(reg, aspect, start))
+			n += settle(r, take_aspect(r, reg->text_start, aspect));
 	}
 	return n ? n : -ENOENT;
+}
+
+bool emu_registry_has_sframe(const struct emu_registry *r, uint64_t sframe_start)
+{
+	return has_section(r, EMU_ASPECT_UNWIND, sframe_start);
+}
+
+int emu_registry_remove_sframe(struct emu_registry *r, uint64_t sframe_start)
+{
+	return remove_section(r, EMU_ASPECT_UNWIND, sframe_start);
+}
+
+bool emu_registry_has_eh_frame(const struct emu_registry *r, uint64_t hdr_start)
+{
+	return has_section(r, EMU_ASPECT_EH_FRAME, hdr_start);
+}
+
+int emu_registry_remove_eh_frame(struct emu_registry *r, uint64_t hdr_start)
+{
+	return remove_section(r, EMU_ASPECT_EH_FRAME, hdr_start);
+}
+
+const struct emu_registration *emu_registry_find_eh_frame(const struct emu_registry *r,
+							  uint64_t ip)
+{
+	return index_find(&r->index[slot_of(EMU_ASPECT_EH_FRAME)], ip);
 }
 
 const struct emu_registration *emu_registry_find_unwind(const struct emu_registry *r,
 							uint64_t ip)
 {
-	return index_find(&r->unwind, ip);
+	return index_find(&r->index[0], ip);
 }
 
 const struct emu_registration *emu_registry_find_jit(const struct emu_registry *r, uint64_t ip)
@@ -313,7 +358,7 @@ const struct emu_registration *emu_registry_find_jit(const struct emu_registry *
 const struct emu_registration *emu_registry_find_identity(const struct emu_registry *r,
 							  uint64_t ip)
 {
-	return index_find(&r->ident, ip);
+	return index_find(&r->index[1], ip);
 }
 
 size_t emu_registry_count(const struct emu_registry *r)
@@ -341,40 +386,50 @@ bool emu_registry_inclusive_end(const struct emu_registry *r)
 	return r->inclusive_end;
 }
 
-/* Visit each registration once, by text_start (ties: the unwind index first). */
+/* The index to visit next: the lowest text_start among the heads (ties: the lower slot). */
+static int next_slot(const struct emu_registry *r, const size_t *pos)
+{
+	int best = -1;
+
+	for (int i = 0; i < NINDEX; i++) {
+		if (pos[i] == r->index[i].n)
+			continue;
+		if (best < 0 || r->index[i].v[pos[i]]->text_start <
+				r->index[best].v[pos[best]]->text_start)
+			best = i;
+	}
+	return best;
+}
+
+/* Visit each registration once, by text_start, through the index of its lowest aspect. */
 void emu_registry_for_each(const struct emu_registry *r, emu_registry_visit_fn fn, void *ctx)
 {
-	size_t i = 0, j = 0;
+	size_t pos[NINDEX] = { 0 };
+	int i;
 
-	while (i < r->unwind.n || j < r->ident.n) {
-		const struct emu_registration *u = i < r->unwind.n ? r->unwind.v[i] : NULL;
-		const struct emu_registration *d = j < r->ident.n ? r->ident.v[j] : NULL;
+	while ((i = next_slot(r, pos)) >= 0) {
+		const struct emu_registration *reg = r->index[i].v[pos[i]++];
 
-		if (d && (d->aspects & EMU_ASPECT_UNWIND)) {
-			j++;		/* visited through the unwind index */
-			continue;
-		}
-		if (u && (!d || u->text_start <= d->text_start)) {
-			fn(u, ctx);
-			i++;
-		} else {
-			fn(d, ctx);
-			j++;
-		}
+		if (slot_of(reg->aspects & -reg->aspects) == i)
+			fn(reg, ctx);
 	}
 }
 
 void emu_registry_clear(struct emu_registry *r)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < r->unwind.n; i++)
-		if (!(r->unwind.v[i]->aspects & EMU_ASPECT_IDENTITY))
-			emu_registration_free(r->unwind.v[i]);
-	for (i = 0; i < r->ident.n; i++)
-		emu_registration_free(r->ident.v[i]);
-	r->unwind.n = 0;
-	r->ident.n = 0;
+	/* each registration freed through the index of its highest aspect */
+	for (i = 0; i < NINDEX; i++) {
+		for (size_t k = 0; k < r->index[i].n; k++) {
+			struct emu_registration *reg = r->index[i].v[k];
+
+			if (!(reg->aspects >> (i + 1)))
+				emu_registration_free(reg);
+		}
+	}
+	for (i = 0; i < NINDEX; i++)
+		r->index[i].n = 0;
 	r->count = 0;
 	r->limited = 0;
 	r->sframe_bytes = 0;
@@ -386,7 +441,7 @@ void emu_registry_free(struct emu_registry *r)
 	if (!r)
 		return;
 	emu_registry_clear(r);
-	free(r->unwind.v);
-	free(r->ident.v);
+	for (int i = 0; i < NINDEX; i++)
+		free(r->index[i].v);
 	free(r);
 }

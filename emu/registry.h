@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <linux/codectl.h>
 
+#include "eh_frame.h"
 #include "jit_index.h"
 #include "mappings.h"
 #include "rules.h"
@@ -22,6 +23,9 @@
 
 #define EMU_ASPECT_UNWIND	0x1	/* SFrame section or JIT tables */
 #define EMU_ASPECT_IDENTITY	0x2	/* ELF range, pathname, build id, debug link */
+#define EMU_ASPECT_EH_FRAME	0x4	/* .eh_frame_hdr (eh_frame_register(2)): a table of
+					 * its own, as the kernel keeps it in a tree of
+					 * its own; overlaps only with another */
 
 enum emu_unwind_kind {
 	EMU_UNWIND_NONE = 0,
@@ -36,9 +40,13 @@ enum emu_origin {
 	EMU_ORIGIN_SFRAME_REGISTER,	/* sframe_register(2) */
 	EMU_ORIGIN_PRCTL,		/* prctl(PR_ADD_SFRAME) */
 	EMU_ORIGIN_STACKTRACE_SETUP,	/* stacktrace_setup(STACKTRACE_REGISTER_SFRAME) */
+	EMU_ORIGIN_EH_FRAME_REGISTER,	/* eh_frame_register(2) */
 };
 
-/** emu_origin_name() - "codectl", "exec", "sframe_register", "prctl", "stacktrace_setup". */
+/**
+ * emu_origin_name() - "codectl", "exec", "sframe_register", "prctl", "stacktrace_setup",
+ * "eh_frame_register"
+ */
 const char *emu_origin_name(unsigned int origin);
 
 /*
@@ -82,6 +90,8 @@ struct emu_identity {
  * @jit_head: tracee address of the first JIT table for EMU_UNWIND_JIT
  * @jit_index: its sealed tables, found by lookups (owned; NULL: not kept).
  *	Lookups through a const registration add to it: a cache, not state.
+ * @eh_frame: with EMU_ASPECT_EH_FRAME, what the kernel keeps of the
+ *	.eh_frame_hdr registered (read again at every lookup)
  * @text_vma_ident: struct emu_vma ident of the mapping holding text_start
  *	when registered (0: anonymous, or unknown until the next prune)
  * @ident: valid when @aspects has EMU_ASPECT_IDENTITY
@@ -99,6 +109,7 @@ struct emu_registration {
 	struct emu_ksframe ksframe;
 	uint64_t jit_head;
 	struct emu_jit_index *jit_index;
+	struct emu_eh_frame eh_frame;
 	uint64_t text_vma_ident;
 	struct emu_identity ident;
 };
@@ -169,6 +180,20 @@ bool emu_registry_has_sframe(const struct emu_registry *r, uint64_t sframe_start
  */
 int emu_registry_remove_sframe(struct emu_registry *r, uint64_t sframe_start);
 
+/**
+ * emu_registry_has_eh_frame() - is an .eh_frame aspect registered with the
+ *	header at @hdr_start?
+ */
+bool emu_registry_has_eh_frame(const struct emu_registry *r, uint64_t hdr_start);
+/**
+ * emu_registry_remove_eh_frame() - remove every .eh_frame registration with the
+ *	header at @hdr_start (the kernel's eh_frame_remove_section())
+ * Return: the number removed (>= 1), or -ENOENT.
+ */
+int emu_registry_remove_eh_frame(struct emu_registry *r, uint64_t hdr_start);
+/** emu_registry_find_eh_frame() - the .eh_frame registration covering @ip, or NULL. */
+const struct emu_registration *emu_registry_find_eh_frame(const struct emu_registry *r,
+							  uint64_t ip);
 /** emu_registry_find_jit() - the JIT registration whose code holds @ip, or NULL. */
 const struct emu_registration *emu_registry_find_jit(const struct emu_registry *r, uint64_t ip);
 

@@ -58,8 +58,8 @@
 	X(OVERLAP, "overlap", EEXIST, "overlaps a registration with the same aspect") \
 	X(LIMIT, "limit", ENOSPC, "per-process registration limit reached") \
 	/* sframe_register(2), sframe_unregister(2), the v12 prctl, stacktrace_setup */ \
-	X(SETUP_SIZE, "setup-size", EINVAL, "struct sframe_setup size other than 32") \
-	X(SETUP_FAULT, "setup-fault", EFAULT, "struct sframe_setup unreadable") \
+	X(SETUP_SIZE, "setup-size", EINVAL, "struct sframe_setup or eh_frame_setup size other than 32") \
+	X(SETUP_FAULT, "setup-fault", EFAULT, "struct sframe_setup or eh_frame_setup unreadable") \
 	X(SETUP_RANGE, "setup-range", EINVAL, "an empty section or text range, or one that wraps") \
 	X(SETUP_SFRAME_VMA, "setup-sframe-vma", EINVAL, "the section not inside one mapping") \
 	X(SETUP_TEXT_VMA, "setup-text-vma", EINVAL, \
@@ -70,12 +70,39 @@
 	  "an FDE's attribute record, an FRE or its data words past the FRE sub-section " \
 	  "(v16's errno)") \
 	X(SETUP_UNREG_FIELDS, "setup-unregister-fields", EINVAL, \
-	  "sframe_unregister with a field other than sframe_start non-zero") \
+	  "sframe_unregister or eh_frame_unregister with a field other than the section's start non-zero") \
 	X(SETUP_UNREG_UNKNOWN, "setup-unregister-unknown", EINVAL, \
 	  "no registration with that sframe_start") \
 	X(PRCTL_ARGS, "prctl-unused-args", EINVAL, "PR_REMOVE_SFRAME with arg3, arg4 or arg5 non-zero") \
 	X(PRCTL_OPTION, "prctl-option", EINVAL, "a prctl option other than PR_ADD_SFRAME, PR_REMOVE_SFRAME") \
 	X(STACKTRACE_OP, "stacktrace-op", EINVAL, "stacktrace_setup op other than 1 and 2") \
+	/* eh_frame_register(2), eh_frame_unregister(2): the .eh_frame proposal */ \
+	X(EHF_HDR_VMA, "eh-frame-hdr-vma", EINVAL, "the .eh_frame_hdr range not inside one mapping") \
+	X(EHF_HDR_FAULT, "eh-frame-hdr-fault", EFAULT, ".eh_frame_hdr unreadable") \
+	X(EHF_HDR_VERSION, "eh-frame-hdr-version", EINVAL, ".eh_frame_hdr version not 1") \
+	X(EHF_HDR_NO_TABLE, "eh-frame-hdr-no-table", EINVAL, \
+	  ".eh_frame_hdr without a binary-search table (FDE count or table encoding omitted)") \
+	X(EHF_HDR_ENCODING, "eh-frame-hdr-encoding", EINVAL, \
+	  "a header pointer in an encoding that cannot be read, or table entries of no fixed size") \
+	X(EHF_HDR_TABLE, "eh-frame-hdr-table", EINVAL, "the search table runs past the header's end") \
+	X(EHF_NO_EH_FRAME, "eh-frame-missing", EINVAL, "no mapping at the header's eh_frame_ptr") \
+	X(EHF_ENCODING_UNSUPPORTED, "eh-frame-encoding-unsupported", EOPNOTSUPP, \
+	  "a funcrel, aligned or indirect pointer encoding") \
+	X(EHF_TABLE, "eh-frame-table", EINVAL, \
+	  "search table: no entry, not sorted, an FDE before .eh_frame or of another function") \
+	X(EHF_CIE, "eh-frame-cie", EINVAL, "a malformed CIE (length, id, factors, augmentation)") \
+	X(EHF_CIE_UNSUPPORTED, "eh-frame-cie-unsupported", EOPNOTSUPP, \
+	  "a CIE of version other than 1, an unknown augmentation, or an RA column not the arch's") \
+	X(EHF_FDE, "eh-frame-fde", EINVAL, "a malformed FDE, or its function outside the text") \
+	X(EHF_FAULT, "eh-frame-fault", EFAULT, \
+	  ".eh_frame or the search table unreadable, or a record past .eh_frame's mapping") \
+	X(EHF_CFI, "eh-frame-cfi", EINVAL, \
+	  "CFI malformed, over the instruction limit, the state stack, or no CFA rule") \
+	X(EHF_CFI_UNSUPPORTED, "eh-frame-cfi-unsupported", EOPNOTSUPP, \
+	  "CFI the kernel does not interpret: an expression, a signal frame, an SP rule, " \
+	  "an offset beyond 32 bits") \
+	X(EHF_UNREG_UNKNOWN, "eh-frame-unregister-unknown", EINVAL, \
+	  "no registration with that eh_frame_hdr_start") \
 	/* the SFrame section */ \
 	X(SF_SHORT, "sframe-short", EINVAL, "shorter than the SFrame header") \
 	X(SF_MAGIC, "sframe-magic", EINVAL, "magic not 0xdee2") \

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "eh_frame.h"
 #include "jit.h"
 #include "sframe_section.h"
 #include "unwind.h"
@@ -207,13 +208,21 @@ int emu_registration_rule(const struct emu_registration *reg, uint64_t ip,
 	}
 }
 
-/* Was @reg's section removed earlier in this walk (a kernel profile's lookup error)? */
-static bool removed_in_walk(const struct emu_unwind_result *res, const struct emu_registration *reg)
+/*
+ * Was @reg's section (SFrame, or .eh_frame_hdr with @eh_frame) removed
+ * earlier in this walk (a kernel profile's lookup error)?
+ */
+static bool removed_in_walk(const struct emu_unwind_result *res, const struct emu_registration *reg,
+			    bool eh_frame)
 {
-	for (unsigned int i = 0; i < res->nremovals; i++)
-		if (reg->unwind_kind == EMU_UNWIND_SFRAME &&
-		    res->removals[i].sframe_start == reg->sframe_start)
+	for (unsigned int i = 0; i < res->nremovals; i++) {
+		const struct emu_removal *rm = &res->removals[i];
+
+		if (eh_frame ? rm->eh_frame_hdr_start == reg->eh_frame.hdr_start :
+			       reg->unwind_kind == EMU_UNWIND_SFRAME &&
+			       !rm->eh_frame_hdr_start && rm->sframe_start == reg->sframe_start)
 			return true;
+	}
 	return false;
 }
 
@@ -244,8 +253,9 @@ static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const st
  * EFAULT (a function outside the text is EINVAL there: codectl-abi.md,
  * "Lifecycle and unwind-time failures").
  */
-static void lookup_failed(const struct emu_registration *reg, const struct emu_verdict *why,
-			  enum emu_profile profile, struct emu_unwind_result *res)
+static void lookup_failed(const struct emu_registration *reg, bool eh_frame,
+			  const struct emu_verdict *why, enum emu_profile profile,
+			  struct emu_unwind_result *res)
 {
 	struct emu_removal *rm = &res->removals[res->nremovals];
 
@@ -253,15 +263,43 @@ static void lookup_failed(const struct emu_registration *reg, const struct emu_v
 		res->corrupt = true;
 		res->corrupt_text_start = reg->text_start;
 	}
-	if (!emu_profile_is_kernel(profile) || reg->unwind_kind != EMU_UNWIND_SFRAME ||
+	if (!emu_profile_is_kernel(profile) ||
+	    (!eh_frame && reg->unwind_kind != EMU_UNWIND_SFRAME) ||
 	    (profile == EMU_PROFILE_V13 && why->rule == EMU_R_SF_FDE_TEXT) ||
 	    res->nremovals == EMU_UNWIND_MAX_REMOVALS)
 		return;
 	rm->text_start = reg->text_start;
-	rm->sframe_start = reg->sframe_start;
+	rm->sframe_start = eh_frame ? 0 : reg->sframe_start;
+	rm->eh_frame_hdr_start = eh_frame ? reg->eh_frame.hdr_start : 0;
 	rm->rule = why->rule;
 	memcpy(rm->reason, why->reason, sizeof(rm->reason));
 	res->nremovals++;
+}
+
+/*
+ * The .eh_frame rule for @ip (eh_frame_find()): 0, or a lookup that failed:
+ * "unsupported" (EOPNOTSUPP) and "no FDE" keep the registration, any other
+ * error is a broken one (lookup_failed()).
+ */
+static int eh_frame_rule(const struct emu_registry *r, const struct walk *w, uint64_t ip,
+			 const struct emu_unwind_opts *o, struct emu_unwind_rule *rule,
+			 struct emu_unwind_result *res)
+{
+	const struct emu_registration *reg = emu_registry_find_eh_frame(r, ip);
+	struct emu_verdict why;
+	int err;
+
+	if (!reg || removed_in_walk(res, reg, true))
+		return -ENOENT;
+	emu_verdict_init(&why);
+	err = emu_eh_frame_find(&reg->eh_frame, w->mem, w->arch, ip, rule, &why);
+	if (err == -EOPNOTSUPP) {
+		if (!res->nunsupported++)
+			res->unsupported_rule = why.rule;
+	} else if (err && err != -ENOENT) {
+		lookup_failed(reg, true, &why, o->profile, res);
+	}
+	return err;
 }
 
 /* The rule for the current frame and its source (FP when no data); or a stop. */
@@ -270,12 +308,14 @@ static int frame_rule(const struct emu_registry *r, const struct walk *w,
 		      struct emu_unwind_result *res)
 {
 	uint64_t ip = w->exact || o->lookup_ra ? w->ip : w->ip - 1;
-	const struct emu_registration *reg = emu_registry_find_unwind(r, ip);
+	const struct emu_registration *reg = NULL;
 	enum emu_jit_fault fault;
 	struct emu_verdict why;
 	int err;
 
-	if (!reg || removed_in_walk(res, reg))
+	if (o->tables != EMU_TABLES_EH_FRAME)
+		reg = emu_registry_find_unwind(r, ip);
+	if (!reg || removed_in_walk(res, reg, false))
 		goto fallback;
 	emu_verdict_init(&why);
 	if (reg->unwind_kind == EMU_UNWIND_SFRAME)
@@ -290,8 +330,11 @@ static int frame_rule(const struct emu_registry *r, const struct walk *w,
 		return EMU_STOP_JIT_INVALID;
 	}
 	if (err != -ENOENT)
-		lookup_failed(reg, &why, o->profile, res);
+		lookup_failed(reg, false, &why, o->profile, res);
 fallback:
+	*src = EMU_SRC_EH_FRAME;
+	if (o->tables != EMU_TABLES_SFRAME && !eh_frame_rule(r, w, ip, o, rule, res))
+		return 0;
 	*rule = fp_rule;
 	*src = EMU_SRC_FP;
 	return 0;
@@ -454,7 +497,7 @@ const char *emu_stop_reason(const struct emu_unwind_result *res)
 
 const char *emu_source_name(enum emu_frame_source src)
 {
-	static const char *const names[] = { "regs", "sframe", "jit", "fp", "signal" };
+	static const char *const names[] = { "regs", "sframe", "jit", "fp", "signal", "eh_frame" };
 
 	if ((unsigned int)src >= sizeof(names) / sizeof(names[0]))
 		return "unknown";

@@ -17,7 +17,8 @@
 
 /*
  * How a frame was reached: frame 0 from the registers, the others by a step
- * (SIGNAL: through a signal frame, from the registers the kernel saved).
+ * (SIGNAL: through a signal frame, from the registers the kernel saved;
+ * EH_FRAME: by an .eh_frame registration's CFI).
  */
 enum emu_frame_source {
 	EMU_SRC_REGS = 0,
@@ -25,7 +26,14 @@ enum emu_frame_source {
 	EMU_SRC_JIT,
 	EMU_SRC_FP,
 	EMU_SRC_SIGNAL,
+	EMU_SRC_EH_FRAME,
 };
+
+/** emu_source_by_data() - was a step by @src made with registered unwind data? */
+static inline bool emu_source_by_data(unsigned int src)
+{
+	return src == EMU_SRC_SFRAME || src == EMU_SRC_JIT || src == EMU_SRC_EH_FRAME;
+}
 
 /* What a frame's IP is (struct emu_frame's @flags). */
 enum emu_frame_flags {
@@ -95,6 +103,18 @@ struct emu_regs {
 
 #define EMU_UNWIND_DEFAULT_MAX_FRAMES 128
 
+/*
+ * The registrations a walk takes its rules from: ALL (0) looks a frame up in
+ * the SFrame and JIT registrations, then in the .eh_frame ones, then falls
+ * back to the frame pointer; SFRAME and EH_FRAME use one kind alone (the
+ * two walks --compare-formats makes of one sample).
+ */
+enum emu_unwind_tables {
+	EMU_TABLES_ALL = 0,
+	EMU_TABLES_SFRAME,
+	EMU_TABLES_EH_FRAME,
+};
+
 /**
  * struct emu_unwind_opts - walker settings
  * @max_frames: frames to produce at most (>= 1), the size of the frame array
@@ -111,6 +131,7 @@ struct emu_regs {
  * @stack_lo, @stack_hi: the sampled thread's stack, [lo, hi) (0, 0: not
  *	known); a frame-pointer step whose frame is not inside it ends the walk
  *	with EMU_STOP_LEFT_STACK (a stale FP would lead onto another stack)
+ * @tables: enum emu_unwind_tables
  */
 struct emu_unwind_opts {
 	enum emu_arch arch;
@@ -120,6 +141,7 @@ struct emu_unwind_opts {
 	bool signal_frames;
 	uint64_t stack_lo;
 	uint64_t stack_hi;
+	unsigned int tables;
 };
 
 /* Registrations one walk may remove (each a lookup error; the rest fall back). */
@@ -129,12 +151,14 @@ struct emu_unwind_opts {
  * struct emu_removal - a registration a kernel profile's lookup found broken:
  *	the kernel removes it (every text range registered with its section),
  *	and that frame falls back to the frame pointer
- * @text_start: the registration whose lookup failed; @sframe_start: its section
+ * @text_start: the registration whose lookup failed; @sframe_start: its
+ *	SFrame section, or @eh_frame_hdr_start: its .eh_frame_hdr (the other 0)
  * @rule, @reason: what was wrong, and the bytes that changed since registration
  */
 struct emu_removal {
 	uint64_t text_start;
 	uint64_t sframe_start;
+	uint64_t eh_frame_hdr_start;
 	enum emu_rule rule;
 	char reason[EMU_REASON_MAX];
 };
@@ -152,7 +176,11 @@ struct emu_removal {
  * @removals, @nremovals: in a kernel profile, the registrations the kernel
  *	removes for it (v16: any lookup error but "no FDE"; v13: not for a
  *	function outside the text, EINVAL there); the walk goes on without them,
- *	and the caller removes them from the registry (emu_registry_remove_sframe())
+ *	and the caller removes them from the registry (emu_registry_remove_sframe(),
+ *	emu_registry_remove_eh_frame())
+ * @nunsupported, @unsupported_rule: .eh_frame lookups that found CFI the
+ *	kernel does not interpret (EOPNOTSUPP: the registration stays, the
+ *	frame falls back to the frame pointer), and the rule of the first
  */
 struct emu_unwind_result {
 	unsigned int nframes;
@@ -164,6 +192,8 @@ struct emu_unwind_result {
 	uint64_t corrupt_text_start;
 	unsigned int nremovals;
 	struct emu_removal removals[EMU_UNWIND_MAX_REMOVALS];
+	unsigned int nunsupported;
+	enum emu_rule unsupported_rule;
 };
 
 /**
@@ -189,7 +219,7 @@ const char *emu_stop_name(enum emu_stop stop);
  */
 const char *emu_stop_reason(const struct emu_unwind_result *res);
 
-/** emu_source_name() - "regs", "sframe", "jit", "fp" or "signal". */
+/** emu_source_name() - "regs", "sframe", "jit", "fp", "signal" or "eh_frame". */
 const char *emu_source_name(enum emu_frame_source src);
 
 /**

@@ -409,7 +409,8 @@ static void find_loader_module(struct run *r)
 
 /*
  * What the loader module is told besides LD_AUDIT (--loader-abi): the
- * interface it registers with and, for sframe_register, the numbers trapped.
+ * interface it registers with and the numbers trapped (sframe_register's,
+ * eh_frame_register's).
  */
 static void loader_env(struct run *r, const char **env)
 {
@@ -421,8 +422,12 @@ static void loader_env(struct run *r, const char **env)
 		snprintf(r->loader_env[1], sizeof(r->loader_env[1]),
 			 "CODECTL_AUDIT_SFRAME_NR=%ld,%ld", r->opts.sframe_nr[0],
 			 r->opts.sframe_nr[1]);
+		snprintf(r->loader_env[2], sizeof(r->loader_env[2]),
+			 "CODECTL_AUDIT_EH_FRAME_NR=%ld,%ld", r->opts.eh_frame_nr[0],
+			 r->opts.eh_frame_nr[1]);
 		env[n++] = r->loader_env[0];
 		env[n++] = r->loader_env[1];
+		env[n++] = r->loader_env[2];
 	}
 	env[n] = NULL;
 }
@@ -440,7 +445,7 @@ static int start(struct run *r, const sigset_t *orig)
 {
 	struct notify_filter filter;
 	struct notify_traps traps;
-	const char *env[3];
+	const char *env[4];
 	struct launch l;
 	int err;
 
@@ -503,7 +508,8 @@ static int setup_parts(struct run *r)
 
 	r->trace = (struct trace){
 		.log = &r->log, .fork_copies = o->kernel != EMU_PROFILE_V13, .trace_ends = o->trace,
-		.trapped_nr = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr },
+		.trapped_nr = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr,
+				o->eh_frame_nr[0], o->eh_frame_nr[1] },
 		.hooks = run_hooks(r),
 	};
 	if (o->prctl_sframe) {
@@ -516,7 +522,7 @@ static int setup_parts(struct run *r)
 		.policy = emu_policy_default(), .trace_lines = o->trace, .trace = &r->trace,
 		.log = &r->log,
 		.numbers = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr,
-			     o->prctl_sframe },
+			     o->eh_frame_nr[0], o->eh_frame_nr[1], o->prctl_sframe },
 	};
 	r->calls.policy.profile = o->kernel;
 	r->calls.policy.sframe_validation = o->sframe_validation;

@@ -41,7 +41,7 @@ struct run {
 	int exec_err_fd;
 	struct sigaction orig_sigpipe;
 	char loader_module[4096];
-	char loader_env[2][64];
+	char loader_env[3][64];
 	bool start_failed;
 	bool exec_failed;
 	bool listener_hup;

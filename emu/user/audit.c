@@ -12,8 +12,14 @@
  *                              by sframe_start at unload
  *                    =prctl    prctl(PR_ADD_SFRAME) per segment, one
  *                              prctl(PR_REMOVE_SFRAME) at unload
+ *                    =eh_frame codectl(2) identities only, and
+ *                              eh_frame_register(2) of the .eh_frame_hdr per
+ *                              segment, one eh_frame_unregister(2) at unload
+ *                    =both     codectl(2) as by default, and eh_frame_register(2)
  *   CODECTL_AUDIT_SFRAME_NR=REG,UNREG  sframe_register's and sframe_unregister's
  *                              numbers (default SFRAME_*_NR_DEFAULT)
+ *   CODECTL_AUDIT_EH_FRAME_NR=REG,UNREG  eh_frame_register's and
+ *                              eh_frame_unregister's (EH_FRAME_*_NR_DEFAULT)
  *   CODECTL_AUDIT_MODE=split   (codectl) one CODE_REGISTER_SFRAME plus one
  *                              identity-only CODE_REGISTER_ELF per text range
  *   CODECTL_AUDIT_DEBUG=1      one line per call on stderr
@@ -36,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include <eh_frame_register.h>
 #include <sframe_register.h>
 
 #include "audit_object.h"
@@ -45,11 +52,13 @@
 
 /*
  * What one object's unregistration needs, found again through the cookie:
- * codectl: each text_start registered; the others: the sframe_start (@n 1).
+ * codectl: each text_start registered; the others: the sframe_start (@n 1);
+ * @eh_frame_hdr: the .eh_frame_hdr registered (0: none).
  */
 struct record {
 	uint64_t key[AUDIT_MAX_TEXT];
 	unsigned int n;
+	uint64_t eh_frame_hdr;
 	struct record *next_free;
 };
 
@@ -60,12 +69,19 @@ enum audit_abi {
 	ABI_PRCTL,
 };
 
+/*
+ * @no_sframe: codectl without the section (identities only);
+ * @eh_frame: also eh_frame_register(2) (off after its ENOSYS)
+ */
 static struct {
 	bool disabled;
 	bool split;
 	bool debug;
+	bool no_sframe;
+	bool eh_frame;
 	enum audit_abi abi;
 	long sframe_nr[2];
+	long eh_frame_nr[2];
 	struct record *free_records;
 	struct audit_object object;
 	struct audit_scratch scratch;
@@ -158,7 +174,7 @@ static struct code_elf_info elf_info(const struct audit_object *o, unsigned int 
  */
 static bool register_text(const struct audit_object *o, unsigned int i)
 {
-	bool together = o->has_sframe && !audit.split;
+	bool sframe = o->has_sframe && !audit.no_sframe, together = sframe && !audit.split;
 	struct code_elf_info e = elf_info(o, i, together);
 	struct code_sframe_info sf = {
 		e.text_start, e.text_end, o->sframe_start, o->sframe_end
@@ -166,7 +182,7 @@ static bool register_text(const struct audit_object *o, unsigned int i)
 	bool any = false;
 	int err;
 
-	if (o->has_sframe && audit.split)
+	if (sframe && audit.split)
 		any = !call(CODE_REGISTER_SFRAME, &sf, sizeof(sf), "CODE_REGISTER_SFRAME", o, i);
 	if (audit.disabled)
 		return false;
@@ -178,8 +194,8 @@ static bool register_text(const struct audit_object *o, unsigned int i)
 	return any || !err;
 }
 
-/* "REG,UNREG": sframe_register's and sframe_unregister's numbers, when well-formed. */
-static void take_sframe_nr(const char *s)
+/* "REG,UNREG": a register and an unregister call's numbers into @nr, when well-formed. */
+static void take_nr_pair(const char *s, long nr[2])
 {
 	char *end;
 	long reg = s ? strtol(s, &end, 0) : 0, unreg;
@@ -190,8 +206,8 @@ static void take_sframe_nr(const char *s)
 	unreg = strtol(s, &end, 0);
 	if (end == s || *end || reg <= 0 || unreg <= 0)
 		return;
-	audit.sframe_nr[0] = reg;
-	audit.sframe_nr[1] = unreg;
+	nr[0] = reg;
+	nr[1] = unreg;
 }
 
 /* CODECTL_AUDIT_ABI: an unknown interface switches the module off. */
@@ -203,6 +219,10 @@ static void take_abi(const char *abi)
 		audit.abi = ABI_SFRAME_REGISTER;
 	else if (!strcmp(abi, "prctl"))
 		audit.abi = ABI_PRCTL;
+	else if (!strcmp(abi, "eh_frame"))
+		audit.no_sframe = audit.eh_frame = true;
+	else if (!strcmp(abi, "both"))
+		audit.eh_frame = true;
 	else
 		audit.disabled = true;
 	if (audit.disabled)
@@ -217,7 +237,10 @@ EXPORT unsigned int la_version(unsigned int version)
 	audit.debug = dbg && !strcmp(dbg, "1");
 	audit.sframe_nr[0] = SFRAME_REGISTER_NR;
 	audit.sframe_nr[1] = SFRAME_UNREGISTER_NR;
-	take_sframe_nr(getenv("CODECTL_AUDIT_SFRAME_NR"));
+	audit.eh_frame_nr[0] = EH_FRAME_REGISTER_NR;
+	audit.eh_frame_nr[1] = EH_FRAME_UNREGISTER_NR;
+	take_nr_pair(getenv("CODECTL_AUDIT_SFRAME_NR"), audit.sframe_nr);
+	take_nr_pair(getenv("CODECTL_AUDIT_EH_FRAME_NR"), audit.eh_frame_nr);
 	take_abi(getenv("CODECTL_AUDIT_ABI"));
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
@@ -253,14 +276,36 @@ static int kernel_register(const struct audit_object *o, unsigned int i)
 }
 
 /*
+ * eh_frame_register(2) of text range @i with the object's .eh_frame_hdr.
+ * Returns 0 or the errno; ENOSYS switches eh_frame_register off.
+ */
+static int eh_frame_register_text(const struct audit_object *o, unsigned int i)
+{
+	struct eh_frame_setup s = {
+		.eh_frame_hdr_start = o->eh_frame_hdr_start,
+		.eh_frame_hdr_size = o->eh_frame_hdr_size,
+		.text_start = o->text_start[i], .text_size = o->text_end[i] - o->text_start[i],
+	};
+	int err = syscall(audit.eh_frame_nr[0], &s, sizeof(s)) ? errno : 0;
+
+	debug("codectl-audit: eh_frame_register %s text=%#llx-%#llx eh_frame_hdr=%#llx+%llu = "
+	      "%s\n", o->path, (unsigned long long)o->text_start[i],
+	      (unsigned long long)o->text_end[i], (unsigned long long)o->eh_frame_hdr_start,
+	      (unsigned long long)o->eh_frame_hdr_size, err ? strerrorname_np(err) : "0");
+	if (err == ENOSYS)
+		audit.eh_frame = false;
+	return err;
+}
+
+/*
  * Register @o's text ranges; a record of what la_objclose unregisters, or
  * NULL. sframe_register and the prctl register the unwind data alone: an
  * object without a .sframe has nothing to register, and one removal by
- * sframe_start takes every range.
+ * sframe_start takes every range; so does eh_frame_register, by the header.
  */
 static struct record *register_object(const struct audit_object *o)
 {
-	uint64_t done[AUDIT_MAX_TEXT];
+	uint64_t done[AUDIT_MAX_TEXT], eh = 0;
 	unsigned int n = 0;
 	struct record *r;
 
@@ -271,11 +316,14 @@ static struct record *register_object(const struct audit_object *o)
 			done[0] = o->sframe_start;
 			n = 1;
 		}
+		if (audit.eh_frame && o->eh_frame_hdr_start && !eh_frame_register_text(o, i))
+			eh = o->eh_frame_hdr_start;
 	}
-	if (!n || o->permanent || !(r = record_new()))
+	if ((!n && !eh) || o->permanent || !(r = record_new()))
 		return NULL;
 	memcpy(r->key, done, n * sizeof(done[0]));
 	r->n = n;
+	r->eh_frame_hdr = eh;
 	return r;
 }
 
@@ -324,6 +372,13 @@ EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	for (unsigned int i = 0; i < r->n && !audit.disabled; i++)
 		if (unregister_key(r->key[i]) == ENOSYS)
 			audit.disabled = true;
+	if (r->eh_frame_hdr && audit.eh_frame) {
+		struct eh_frame_setup s = { .eh_frame_hdr_start = r->eh_frame_hdr };
+		int err = syscall(audit.eh_frame_nr[1], &s, sizeof(s)) ? errno : 0;
+
+		debug("codectl-audit: eh_frame_unregister eh_frame_hdr=%#llx = %s\n",
+		      (unsigned long long)r->eh_frame_hdr, err ? strerrorname_np(err) : "0");
+	}
 	record_free(r);
 	*cookie = 0;
 	errno = saved;

@@ -127,6 +127,10 @@ static void take_segments(const struct phdrs *p, struct audit_object *o)
 			o->sframe_start = p->bias + ph->p_vaddr;
 			o->sframe_end = o->sframe_start + ph->p_memsz;
 		}
+		if (ph->p_type == PT_GNU_EH_FRAME && ph->p_memsz) {
+			o->eh_frame_hdr_start = p->bias + ph->p_vaddr;
+			o->eh_frame_hdr_size = ph->p_memsz;
+		}
 		if (ph->p_type != PT_LOAD)
 			continue;
 		if (ph->p_vaddr < lo)

@@ -28,6 +28,8 @@
  *	AUDIT_MAX_TEXT of them)
  * @has_sframe: the object has a PT_GNU_SFRAME (possibly empty)
  * @sframe_start, @sframe_end: its range, addresses
+ * @eh_frame_hdr_start, @eh_frame_hdr_size: its PT_GNU_EH_FRAME (.eh_frame_hdr),
+ *	address and bytes; 0, 0 when it has none
  * @elf_start, @elf_end: from the lowest PT_LOAD to the end of the highest
  * @permanent: the loader never unmaps it (main program, ELF interpreter, vDSO)
  */
@@ -42,6 +44,8 @@ struct audit_object {
 	bool has_sframe;
 	uint64_t sframe_start;
 	uint64_t sframe_end;
+	uint64_t eh_frame_hdr_start;
+	uint64_t eh_frame_hdr_size;
 	uint64_t text_start[AUDIT_MAX_TEXT];
 	uint64_t text_end[AUDIT_MAX_TEXT];
 	unsigned int ntext;

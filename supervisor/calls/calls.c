@@ -22,8 +22,10 @@ static bool maps_related(enum emu_rule rule)
 	return rule == EMU_R_TEXT_NOT_EXEC || rule == EMU_R_SFRAME_NOT_READABLE ||
 	       rule == EMU_R_SF_FDE_TEXT || rule == EMU_R_KERNEL_REFUSES || rule == EMU_R_OVERLAP ||
 	       rule == EMU_R_SETUP_SFRAME_VMA || rule == EMU_R_SETUP_TEXT_VMA ||
-	       rule == EMU_R_SETUP_FDE_TEXT ||
-	       rule == EMU_R_SFRAME_FAULT;	/* fresh mappings may refuse the range first */
+	       rule == EMU_R_SETUP_FDE_TEXT || rule == EMU_R_EHF_HDR_VMA ||
+	       rule == EMU_R_EHF_NO_EH_FRAME || rule == EMU_R_EHF_FAULT ||
+	       rule == EMU_R_SFRAME_FAULT || rule == EMU_R_EHF_HDR_FAULT;
+	       /* (the faults: fresh mappings may refuse the range first) */
 }
 
 /*

@@ -11,8 +11,9 @@
 void entries_traps(const struct entry_numbers *n, struct notify_traps *t)
 {
 	*t = (struct notify_traps){
-		.nr = { n->codectl, n->sframe_register, n->sframe_unregister, n->stacktrace_setup },
-		.n = 4,
+		.nr = { n->codectl, n->sframe_register, n->sframe_unregister, n->stacktrace_setup,
+			n->eh_frame_register, n->eh_frame_unregister },
+		.n = 6,
 	};
 	if (n->prctl) {
 		t->prctl_options[0] = PR_ADD_SFRAME;
@@ -45,6 +46,10 @@ static int entry_of(const struct entry_numbers *n, const struct seccomp_notif *r
 		return EMU_ENTRY_SFRAME_UNREGISTER;
 	if (nr == n->stacktrace_setup)
 		return EMU_ENTRY_STACKTRACE_SETUP;
+	if (nr == n->eh_frame_register)
+		return EMU_ENTRY_EH_FRAME_REGISTER;
+	if (nr == n->eh_frame_unregister)
+		return EMU_ENTRY_EH_FRAME_UNREGISTER;
 	if (nr == SYS_prctl && n->prctl &&
 	    ((int)req->data.args[0] == PR_ADD_SFRAME || (int)req->data.args[0] == PR_REMOVE_SFRAME))
 		return EMU_ENTRY_PRCTL;
@@ -72,6 +77,7 @@ bool entries_removes(const struct entry_call *c)
 	case EMU_ENTRY_CODECTL:
 		return c->codectl.option == CODE_UNREGISTER;
 	case EMU_ENTRY_SFRAME_UNREGISTER:
+	case EMU_ENTRY_EH_FRAME_UNREGISTER:
 		return true;
 	case EMU_ENTRY_PRCTL:
 		return (int)c->kcall.arg[0] == PR_REMOVE_SFRAME;
@@ -120,6 +126,13 @@ size_t entries_ranges(const struct entry_call *c, const struct emu_call_result *
 			return 0;
 		r[0] = sized(res->args.setup.text_start, res->args.setup.text_size);
 		r[1] = sized(res->args.setup.sframe_start, res->args.setup.sframe_size);
+		return 2;
+	case EMU_ENTRY_EH_FRAME_REGISTER:
+		if (!res->have_args)
+			return 0;
+		r[0] = sized(res->args.eh_setup.text_start, res->args.eh_setup.text_size);
+		r[1] = sized(res->args.eh_setup.eh_frame_hdr_start,
+			     res->args.eh_setup.eh_frame_hdr_size);
 		return 2;
 	case EMU_ENTRY_PRCTL:
 		r[0] = (struct maps_range){ a[3], a[4] };

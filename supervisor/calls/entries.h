@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The entry points codectl-run answers: codectl(2), sframe_register(2) and
- * sframe_unregister(2), the v12 prctl (with --prctl-sframe) and
- * stacktrace_setup(2). Each front-end recognises its notifications by
+ * sframe_unregister(2), the v12 prctl (with --prctl-sframe),
+ * stacktrace_setup(2), and eh_frame_register(2) with eh_frame_unregister(2). Each front-end recognises its notifications by
  * number (the prctl: by its option), decodes the caller's registers into the
  * emu call of its entry point, and has its own --trace line; the registry,
  * the validation and the unwinder behind them are one.
@@ -23,7 +23,8 @@
 
 /**
  * struct entry_numbers - where the entry points are trapped
- * @codectl, @sframe_register, @sframe_unregister, @stacktrace_setup: numbers
+ * @codectl, @sframe_register, @sframe_unregister, @stacktrace_setup,
+ *	@eh_frame_register, @eh_frame_unregister: numbers
  * @prctl: prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME) are trapped too
  */
 struct entry_numbers {
@@ -31,6 +32,8 @@ struct entry_numbers {
 	long sframe_register;
 	long sframe_unregister;
 	long stacktrace_setup;
+	long eh_frame_register;
+	long eh_frame_unregister;
 	bool prctl;
 };
 

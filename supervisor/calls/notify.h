@@ -22,7 +22,7 @@ struct notify_filter {
 };
 
 /* Up to this many system call numbers trapped whole. */
-#define NOTIFY_MAX_NRS 4
+#define NOTIFY_MAX_NRS 6
 
 /**
  * struct notify_traps - what the filter traps

@@ -51,15 +51,22 @@ static void dump_one(const struct emu_registration *reg, void *arg)
 	struct dump_ctx *d = arg;
 	FILE *f = d->f;
 
-	fprintf(f, "codectl-run: registry pid %d: text=%#llx-%#llx %s%s%s", (int)d->pid,
+	fprintf(f, "codectl-run: registry pid %d: text=%#llx-%#llx %s%s%s%s", (int)d->pid,
 		(unsigned long long)reg->text_start, (unsigned long long)reg->text_end,
 		emu_origin_name(reg->origin),
 		reg->aspects & EMU_ASPECT_UNWIND ? " unwind" : "",
-		reg->aspects & EMU_ASPECT_IDENTITY ? " identity" : "");
+		reg->aspects & EMU_ASPECT_IDENTITY ? " identity" : "",
+		reg->aspects & EMU_ASPECT_EH_FRAME ? " eh_frame" : "");
 	if (reg->aspects & EMU_ASPECT_UNWIND)
 		dump_unwind(f, reg);
 	if (reg->aspects & EMU_ASPECT_IDENTITY)
 		dump_identity(f, &reg->ident);
+	if (reg->aspects & EMU_ASPECT_EH_FRAME)
+		fprintf(f, " eh_frame_hdr=%#llx-%#llx eh_frame=%#llx %llu FDEs",
+			(unsigned long long)reg->eh_frame.hdr_start,
+			(unsigned long long)reg->eh_frame.hdr_end,
+			(unsigned long long)reg->eh_frame.eh_frame_start,
+			(unsigned long long)reg->eh_frame.fde_count);
 	fputc('\n', f);
 }
 

@@ -247,14 +247,19 @@ static void put_setup(struct out *o, const struct emu_kcall *kc,
 		      const struct emu_call_result *res)
 {
 	const struct sframe_setup *s = &res->args.setup;
+	bool eh = kc->entry == EMU_ENTRY_EH_FRAME_REGISTER ||
+		  kc->entry == EMU_ENTRY_EH_FRAME_UNREGISTER;
 
 	if (!res->have_args) {
 		put(o, "%#llx, %llu", (unsigned long long)kc->arg[0], (unsigned long long)kc->arg[1]);
 		return;
 	}
-	put(o, "{sframe_start=%#llx, sframe_size=%llu", (unsigned long long)s->sframe_start,
+	/* struct eh_frame_setup has struct sframe_setup's layout (emu/kernel_call.c) */
+	put(o, eh ? "{eh_frame_hdr_start=%#llx, eh_frame_hdr_size=%llu" :
+		    "{sframe_start=%#llx, sframe_size=%llu", (unsigned long long)s->sframe_start,
 	    (unsigned long long)s->sframe_size);
-	put_section_info(o, res);
+	if (!eh)
+		put_section_info(o, res);
 	put(o, ", text_start=%#llx, text_size=%llu}, %llu", (unsigned long long)s->text_start,
 	    (unsigned long long)s->text_size, (unsigned long long)kc->arg[1]);
 }
@@ -301,7 +306,8 @@ size_t trace_kcall_format(char *buf, size_t len, pid_t tid, const struct emu_kca
 
 	buf[0] = '\0';
 	put(&o, "[pid %d] %s(", (int)tid, emu_entry_name(kc->entry));
-	if (kc->entry == EMU_ENTRY_SFRAME_REGISTER || kc->entry == EMU_ENTRY_SFRAME_UNREGISTER)
+	if (kc->entry == EMU_ENTRY_SFRAME_REGISTER || kc->entry == EMU_ENTRY_SFRAME_UNREGISTER ||
+	    kc->entry == EMU_ENTRY_EH_FRAME_REGISTER || kc->entry == EMU_ENTRY_EH_FRAME_UNREGISTER)
 		put_setup(&o, kc, res);
 	else if (kc->entry == EMU_ENTRY_PRCTL)
 		put_scalars(&o, prctl_name((int)kc->arg[0]), kc, res, false);

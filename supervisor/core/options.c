@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/codectl.h>
+#include <linux/eh_frame_setup.h>
 #include <linux/sframe_setup.h>
 #include <linux/stacktrace_setup.h>
 #include <seccomp.h>
@@ -36,6 +37,7 @@ enum {
 	OPT_NO_CROSSCHECK,
 	OPT_JSON,
 	OPT_JSON_ALL,
+	OPT_COMPARE_FORMATS,
 	OPT_FOLDED_ALL,
 	OPT_REPORT,
 	OPT_HTML,
@@ -45,6 +47,7 @@ enum {
 	OPT_KERNEL,
 	OPT_SFRAME_VALIDATION,
 	OPT_SFRAME_NR,
+	OPT_EH_FRAME_NR,
 	OPT_STACKTRACE_NR,
 	OPT_PRCTL_SFRAME,
 	OPT_LOADER_ABI,
@@ -57,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "sframe-validation", no_argument, NULL, OPT_SFRAME_VALIDATION },
 	{ "sframe-nr", required_argument, NULL, OPT_SFRAME_NR },
+	{ "eh-frame-nr", required_argument, NULL, OPT_EH_FRAME_NR },
 	{ "stacktrace-setup-nr", required_argument, NULL, OPT_STACKTRACE_NR },
 	{ "prctl-sframe", no_argument, NULL, OPT_PRCTL_SFRAME },
 	{ "loader-abi", required_argument, NULL, OPT_LOADER_ABI },
@@ -78,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "no-crosscheck", no_argument, NULL, OPT_NO_CROSSCHECK },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "json-all", required_argument, NULL, OPT_JSON_ALL },
+	{ "compare-formats", no_argument, NULL, OPT_COMPARE_FORMATS },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "folded-all", required_argument, NULL, OPT_FOLDED_ALL },
 	{ "no-folded-root", no_argument, NULL, OPT_NO_FOLDED_ROOT },
@@ -111,10 +116,14 @@ static void usage(FILE *f)
 		"  --sframe-nr REG,UNREG   trap sframe_register/sframe_unregister as these\n"
 		"                          numbers (default %d,%d)\n"
 		"  --stacktrace-setup-nr N trap stacktrace_setup as N (default %d)\n"
+		"  --eh-frame-nr REG,UNREG trap eh_frame_register/eh_frame_unregister as these\n"
+		"                          numbers (default %d,%d)\n"
 		"  --prctl-sframe          trap prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME)\n"
 		"                          (%d, %d; other prctls run natively)\n"
 		"  --loader-abi ABI        the loader module registers with codectl (default),\n"
-		"                          sframe_register or prctl (implies --prctl-sframe)\n"
+		"                          sframe_register, prctl (implies --prctl-sframe),\n"
+		"                          eh_frame (.eh_frame_hdr by eh_frame_register, codectl\n"
+		"                          identities) or both (codectl and eh_frame_register)\n"
 		"  -o, --output FILE       write the log, trace and summary to FILE (default\n"
 		"                          stderr; -: standard output)\n"
 		"      --trace             one line per trapped call, strace style\n"
@@ -152,6 +161,9 @@ static void usage(FILE *f)
 		"      --stack-size BYTES  stack copied per sample from SP up (default %u)\n"
 		"      --max-frames N      frames per stack at most (default %u)\n"
 		"      --no-crosscheck     do not unwind samples with libunwind too\n"
+		"      --compare-formats   also walk every sample with the SFrame registrations\n"
+		"                          alone and the .eh_frame ones alone, judge both and\n"
+		"                          compare them (with --loader-abi both)\n"
 		"      --report WHAT       the text report: all (default), profile (where the\n"
 		"                          time goes) or coverage (where SFrame coverage ends,\n"
 		"                          the verdicts)\n"
@@ -181,7 +193,8 @@ static void usage(FILE *f)
 		"127 if PROGRAM was not found, 126 if it could not be executed, 3 with --check\n"
 		"when a check failed. See codectl-run(1) and codectl(2).\n",
 		CODECTL_NR_DEFAULT, SFRAME_REGISTER_NR_DEFAULT, SFRAME_UNREGISTER_NR_DEFAULT,
-		STACKTRACE_SETUP_NR_DEFAULT, PR_ADD_SFRAME, PR_REMOVE_SFRAME,
+		STACKTRACE_SETUP_NR_DEFAULT, EH_FRAME_REGISTER_NR_DEFAULT,
+		EH_FRAME_UNREGISTER_NR_DEFAULT, PR_ADD_SFRAME, PR_REMOVE_SFRAME,
 		EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE,
 		EMU_DEFAULT_MAX_SFRAME_TOTAL, OPTS_DEFAULT_FREQ, OPTS_MAX_FREQ, OPTS_DEFAULT_STACK_BYTES,
 		OPTS_DEFAULT_MAX_FRAMES);
@@ -276,19 +289,18 @@ static int set_nr(const char *opt, const char *arg, long *out)
 	return err ? err : check_nr(opt, *out);
 }
 
-/* --sframe-nr REG,UNREG */
-static int set_sframe_nr(const char *arg, struct run_opts *o)
+/* --sframe-nr REG,UNREG and --eh-frame-nr REG,UNREG */
+static int set_nr_pair(const char *opt, const char *arg, long nr[2])
 {
 	const char *comma = strchr(arg, ',');
 	char reg[32];
 
 	if (!comma || (size_t)(comma - arg) >= sizeof(reg)) {
-		fprintf(stderr, "codectl-run: invalid --sframe-nr '%s' (REG,UNREG)\n", arg);
+		fprintf(stderr, "codectl-run: invalid %s '%s' (REG,UNREG)\n", opt, arg);
 		return OPTS_EXIT_USAGE;
 	}
 	snprintf(reg, sizeof(reg), "%.*s", (int)(comma - arg), arg);
-	return set_nr("--sframe-nr", reg, &o->sframe_nr[0]) ||
-	       set_nr("--sframe-nr", comma + 1, &o->sframe_nr[1]) ? OPTS_EXIT_USAGE : 0;
+	return set_nr(opt, reg, &nr[0]) || set_nr(opt, comma + 1, &nr[1]) ? OPTS_EXIT_USAGE : 0;
 }
 
 static int set_kernel(const char *arg, struct run_opts *o)
@@ -305,9 +317,15 @@ static int set_kernel(const char *arg, struct run_opts *o)
 
 static int set_loader_abi(const char *arg, struct run_opts *o)
 {
-	if (strcmp(arg, "codectl") && strcmp(arg, "sframe_register") && strcmp(arg, "prctl")) {
-		fprintf(stderr, "codectl-run: invalid --loader-abi '%s' (codectl, sframe_register "
-				"or prctl)\n", arg);
+	static const char *const abis[] = { "codectl", "sframe_register", "prctl", "eh_frame",
+					    "both" };
+	size_t i;
+
+	for (i = 0; i < sizeof(abis) / sizeof(abis[0]) && strcmp(arg, abis[i]); i++)
+		;
+	if (i == sizeof(abis) / sizeof(abis[0])) {
+		fprintf(stderr, "codectl-run: invalid --loader-abi '%s' (codectl, sframe_register, "
+				"prctl, eh_frame or both)\n", arg);
 		return OPTS_EXIT_USAGE;
 	}
 	o->loader_abi = arg;
@@ -318,14 +336,15 @@ static int set_loader_abi(const char *arg, struct run_opts *o)
 /* The numbers trapped must differ: one number, one entry point. */
 static int check_numbers(const struct run_opts *o)
 {
-	const long nr[4] = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr };
+	const long nr[6] = { o->nr, o->sframe_nr[0], o->sframe_nr[1], o->stacktrace_nr,
+			     o->eh_frame_nr[0], o->eh_frame_nr[1] };
 
-	for (int i = 0; i < 4; i++)
-		for (int j = i + 1; j < 4; j++)
+	for (int i = 0; i < 6; i++)
+		for (int j = i + 1; j < 6; j++)
 			if (nr[i] == nr[j]) {
 				fprintf(stderr, "codectl-run: system call number %ld given to two "
 						"entry points (--nr, --sframe-nr, "
-						"--stacktrace-setup-nr)\n", nr[i]);
+						"--stacktrace-setup-nr, --eh-frame-nr)\n", nr[i]);
 				return OPTS_EXIT_USAGE;
 			}
 	return 0;
@@ -344,7 +363,9 @@ static int parse_entry(int c, struct run_opts *o)
 		o->sframe_validation = true;
 		return 0;
 	case OPT_SFRAME_NR:
-		return set_sframe_nr(optarg, o);
+		return set_nr_pair("--sframe-nr", optarg, o->sframe_nr);
+	case OPT_EH_FRAME_NR:
+		return set_nr_pair("--eh-frame-nr", optarg, o->eh_frame_nr);
 	case OPT_STACKTRACE_NR:
 		return set_nr("--stacktrace-setup-nr", optarg, &o->stacktrace_nr);
 	case OPT_PRCTL_SFRAME:
@@ -450,6 +471,9 @@ static int parse_sampling(int c, struct run_opts *o)
 	case OPT_NO_CROSSCHECK:
 		o->crosscheck = false;
 		break;
+	case OPT_COMPARE_FORMATS:
+		o->compare_formats = true;
+		break;
 	case OPT_JSON_ALL:
 		o->json_all = true;
 		/* fall through */
@@ -495,6 +519,7 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 		.nr = CODECTL_NR_DEFAULT,
 		.sframe_nr = { SFRAME_REGISTER_NR_DEFAULT, SFRAME_UNREGISTER_NR_DEFAULT },
 		.stacktrace_nr = STACKTRACE_SETUP_NR_DEFAULT,
+		.eh_frame_nr = { EH_FRAME_REGISTER_NR_DEFAULT, EH_FRAME_UNREGISTER_NR_DEFAULT },
 		.max_registrations = EMU_REGISTRY_DEFAULT_LIMIT,
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
 		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,

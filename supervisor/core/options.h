@@ -17,6 +17,7 @@
  *	callers looked up at their return address, signal frames end a walk
  * @sframe_nr: sframe_register's and sframe_unregister's numbers (--sframe-nr)
  * @stacktrace_nr: stacktrace_setup's number (--stacktrace-setup-nr)
+ * @eh_frame_nr: eh_frame_register's and eh_frame_unregister's numbers (--eh-frame-nr)
  * @sframe_validation: v16: validate each section whole at registration
  * @prctl_sframe: trap prctl(PR_ADD_SFRAME) and prctl(PR_REMOVE_SFRAME)
  * @loader_abi: the interface the loader module registers with (--loader-abi:
@@ -37,6 +38,8 @@
  * @stack_bytes: bytes of stack copied per sample, from SP up (--stack-size)
  * @max_frames: frames per walk at most (--max-frames)
  * @crosscheck: unwind every sample with libunwind too (--no-crosscheck: off)
+ * @compare_formats: walk every sample with the SFrame registrations alone
+ *	and with the .eh_frame ones alone too, and judge both (--compare-formats)
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
  * @folded_path, @folded_all_path: --folded FILE, --folded-all FILE (uncut)
  * @folded_no_root: --no-folded-root
@@ -67,6 +70,7 @@ struct run_opts {
 	bool sframe_validation;
 	long sframe_nr[2];
 	long stacktrace_nr;
+	long eh_frame_nr[2];
 	bool prctl_sframe;
 	const char *loader_abi;
 	const char *log_path;
@@ -85,6 +89,7 @@ struct run_opts {
 	size_t stack_bytes;
 	unsigned int max_frames;
 	bool crosscheck;
+	bool compare_formats;
 	const char *json_path;
 	bool json_all;
 	const char *folded_path;

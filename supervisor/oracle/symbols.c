@@ -97,7 +97,13 @@ int symbols_function(void *arg, uint64_t addr, uint64_t *start, uint64_t *end)
 	return perf_map_function(&s->perf, addr, start, end) ? 0 : -ENOENT;
 }
 
-int symbols_has_sframe(struct symbols *s, uint64_t ip)
+/* The unwind sections of the module holding @ip: sizes, and whether .sframe is there. */
+struct unwind_sections {
+	bool has_sframe;
+	uint64_t sframe, eh_frame_hdr, eh_frame;
+};
+
+static int unwind_sections(struct symbols *s, uint64_t ip, struct unwind_sections *u)
 {
 	Dwfl_Module *mod = modules_at(&s->mods, ip);
 	Elf *elf;
@@ -107,15 +113,44 @@ int symbols_has_sframe(struct symbols *s, uint64_t ip)
 	size_t strndx;
 	const char *name;
 
+	*u = (struct unwind_sections){ 0 };
 	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
 	if (!elf || elf_getshdrstrndx(elf, &strndx))
 		return -ENOENT;
 	while ((scn = elf_nextscn(elf, scn))) {
 		name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, strndx, sh.sh_name) : NULL;
-		if (name && !strcmp(name, ".sframe"))
-			return 1;
+		if (!name)
+			continue;
+		if (!strcmp(name, ".sframe")) {
+			u->has_sframe = true;
+			u->sframe = sh.sh_size;
+		} else if (!strcmp(name, ".eh_frame_hdr")) {
+			u->eh_frame_hdr = sh.sh_size;
+		} else if (!strcmp(name, ".eh_frame")) {
+			u->eh_frame = sh.sh_size;
+		}
 	}
 	return 0;
+}
+
+int symbols_has_sframe(struct symbols *s, uint64_t ip)
+{
+	struct unwind_sections u;
+	int err = unwind_sections(s, ip, &u);
+
+	return err ? err : u.has_sframe;
+}
+
+int symbols_table_bytes(struct symbols *s, uint64_t ip, uint64_t *sframe, uint64_t *eh_frame_hdr,
+			uint64_t *eh_frame)
+{
+	struct unwind_sections u;
+	int err = unwind_sections(s, ip, &u);
+
+	*sframe = u.sframe;
+	*eh_frame_hdr = u.eh_frame_hdr;
+	*eh_frame = u.eh_frame;
+	return err;
 }
 
 struct find_object {

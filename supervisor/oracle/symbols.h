@@ -86,6 +86,14 @@ int symbols_function(void *s, uint64_t addr, uint64_t *start, uint64_t *end);
 int symbols_has_sframe(struct symbols *s, uint64_t ip);
 
 /**
+ * symbols_table_bytes() - the sizes, bytes, of the .sframe, .eh_frame_hdr
+ * and .eh_frame sections of the file of the module holding @ip (0: none)
+ * Return: 0, or -ENOENT when no module or ELF file is known (all 0).
+ */
+int symbols_table_bytes(struct symbols *s, uint64_t ip, uint64_t *sframe, uint64_t *eh_frame_hdr,
+			uint64_t *eh_frame);
+
+/**
  * symbols_object_address() - the address of data object @name defined in
  * one of the process's modules (the first found)
  * Return: 0, or -ENOENT when none defines it.

@@ -6,8 +6,7 @@ static unsigned int covered_prefix(const struct emu_frame *f, unsigned int n)
 {
 	unsigned int i = 1;
 
-	while (i < n && (f[i].source == EMU_SRC_SFRAME || f[i].source == EMU_SRC_JIT ||
-			 f[i].source == EMU_SRC_SIGNAL))
+	while (i < n && (emu_source_by_data(f[i].source) || f[i].source == EMU_SRC_SIGNAL))
 		i++;
 	return n ? i : 0;
 }
@@ -73,7 +72,7 @@ static uint8_t row_finding(const struct sample_walks_in *in, const struct sample
 			   in->ref_plaus[in->n] == PLAUSIBLE_YES && ref_counts(in, in->n);
 
 	if (d != in->n || v->covered != in->n || !ref_goes_on || in->past_copy ||
-	    (in->stop_source != EMU_SRC_SFRAME && in->stop_source != EMU_SRC_JIT))
+	    !emu_source_by_data(in->stop_source))
 		return 0;
 	switch (in->stop) {
 	case EMU_STOP_RA_ZERO:

@@ -337,6 +337,8 @@ static json_t *report_json(const struct report *r)
 	json_object_set_new(root, "profile", profile_json(st));
 	json_object_set_new(root, "threads_unlisted", json_integer((json_int_t)st->threads_unlisted));
 	json_object_set_new(root, "supervisor", usage_json(r));
+	if (st->formats.on)
+		json_object_set_new(root, "formats", formats_json(&st->formats));
 	if (st->stacks)
 		json_object_set(root, "stacks", st->stacks);
 	if (r->verify)

@@ -40,6 +40,7 @@ void stats_free(struct sample_stats *st)
 	keyed_free(st->folded_all);
 	keyed_free(st->threads);
 	profile_free(&st->profile);
+	formats_free(&st->formats);
 	json_decref(st->disagreements);
 	json_decref(st->stacks);
 	free(st->freeze_ns);
@@ -173,6 +174,10 @@ static json_t *sample_json(const struct sample_walks *w, const struct stats_name
 	}
 	if (w->truth_depth)
 		json_object_set_new(o, "truth", truth_json(w));
+	if (w->eh_frame_unsupported)
+		json_object_set_new(o, "eh_frame_unsupported",
+				    json_pack("{s:i,s:s}", "lookups", (int)w->eh_frame_unsupported,
+					      "rule", emu_rule_name(w->eh_frame_unsupported_rule)));
 	if (w->strict_changed)
 		json_object_set_new(o, "strict_ra_changed", json_true());
 	if (w->read_past_copy)

@@ -15,6 +15,7 @@
 
 #include "emu/unwind.h"
 #include "classify.h"
+#include "formats.h"
 #include "profile.h"
 
 /*
@@ -49,6 +50,9 @@
  * @read_past_copy: a walk (ours or a reference's) read the stack past the
  *	copy taken at the sample: what it found there may be of a later moment,
  *	and may have decided where a walk ended
+ * @eh_frame_unsupported, @eh_frame_unsupported_rule: our walk's .eh_frame
+ *	lookups that found CFI the kernel does not interpret (the frame fell
+ *	back to the frame pointer), and the rule of the first
  * @truth, @n_truth, @truth_depth: the program's own chain of return
  *	addresses, innermost first, and its depth (0: the program keeps none;
  *	include/codectl_truth.h)
@@ -71,6 +75,8 @@ struct sample_walks {
 	bool read_past_copy;
 	uint64_t waited_ns;
 	uint64_t freeze_ns;
+	unsigned int eh_frame_unsupported;
+	enum emu_rule eh_frame_unsupported_rule;
 	const uint64_t *truth;
 	unsigned int n_truth;
 	unsigned int truth_depth;
@@ -156,6 +162,7 @@ struct sample_stats {
 	bool keep_folded_all;	/* fill @folded_all too */
 	bool keep_disagreements;	/* fill @disagreements (--json) */
 	bool folded_no_root;	/* --no-folded-root: no "comm-TGID/TID" root */
+	struct format_stats formats;	/* --compare-formats */
 };
 
 /*

@@ -390,6 +390,7 @@ void report_print(const struct report *r)
 	if (r->opts->report == OPTS_REPORT_PROFILE)
 		return;
 	print_coverage(r, st);
+	formats_print(r->log->f, &st->formats);
 	print_places(r, st);
 	if (st->in_loader_module)
 		fprintf(r->log->f, "  %lu samples in codectl-run's own loader module (%s, "

@@ -46,6 +46,24 @@ struct sample_ours {
 	uint64_t ns;
 };
 
+/* The formats --compare-formats walks each sample with: SFrame (and JIT), .eh_frame. */
+#define SAMPLE_FORMATS 2
+
+/**
+ * struct sample_format - one more walk of a sample, with one kind of
+ *	registration alone (--compare-formats; walk_ours())
+ * @frames: @res.nframes frames (an array of --max-frames, owned by whoever
+ *	owns the sample; NULL: formats are not compared)
+ * @res: how the walk went; @ns: what it cost
+ * @past_copy: its first frame whose step read the stack past the copy, 0 none
+ */
+struct sample_format {
+	struct emu_frame *frames;
+	struct emu_unwind_result res;
+	uint64_t ns;
+	unsigned int past_copy;
+};
+
 /**
  * struct sample - what the stop captured
  * @tid, @tgid: the thread and its process
@@ -74,6 +92,8 @@ struct sample_ours {
  * @ours: our walk, made as soon as the sample was taken (walk_ours()),
  *	against the registrations of that moment; the references, the verdict
  *	and the statistics come later (walk_rest())
+ * @formats: with --compare-formats, our walk again with each format alone
+ *	(SAMPLE_FORMATS), made and judged with @ours
  */
 struct sample {
 	pid_t tid;
@@ -95,6 +115,7 @@ struct sample {
 	uint32_t n_truth;
 	uint64_t truth[SAMPLE_TRUTH_MAX];
 	struct sample_ours ours;
+	struct sample_format formats[SAMPLE_FORMATS];
 };
 
 /** sample_set_dwarf_regs() - fill @s->dwarf from @s->regs. */

@@ -22,6 +22,30 @@
 #include "truth.h"
 
 /*
+ * @smp's frame arrays: its own walk's, and with --compare-formats one per
+ * format (freed by sample_frames_free()).
+ */
+static int sample_frames_alloc(struct sample *smp, const struct run_opts *opts)
+{
+	smp->ours.frames = calloc(opts->max_frames, sizeof(struct emu_frame));
+	if (!smp->ours.frames)
+		return -ENOMEM;
+	for (int f = 0; opts->compare_formats && f < SAMPLE_FORMATS; f++) {
+		smp->formats[f].frames = calloc(opts->max_frames, sizeof(struct emu_frame));
+		if (!smp->formats[f].frames)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sample_frames_free(struct sample *smp)
+{
+	free(smp->ours.frames);
+	for (int f = 0; f < SAMPLE_FORMATS; f++)
+		free(smp->formats[f].frames);
+}
+
+/*
  * The sample queue, its stack copies in one mapping. Where a thread is
  * frozen while its stack is copied (a stop: --sampler stop or sigprof,
  * --clock wall), their pages are faulted in now (MAP_POPULATE), not during
@@ -43,9 +67,7 @@ static int alloc_queue(struct sampler *sm)
 	sm->queue_area = area;
 	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++) {
 		sm->queue[i].stack = sm->queue_area + i * bytes;
-		sm->queue[i].ours.frames = calloc(sm->opts->max_frames,
-						  sizeof(*sm->queue[i].ours.frames));
-		if (!sm->queue[i].ours.frames)
+		if (sample_frames_alloc(&sm->queue[i], sm->opts))
 			return -ENOMEM;
 	}
 	return 0;
@@ -83,8 +105,7 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 		err = take_keys(sm);
 	if (!err) {
 		sm->stop_smp.stack = malloc(opts->stack_bytes + SAMPLE_RED_ZONE);
-		sm->stop_smp.ours.frames = calloc(opts->max_frames, sizeof(struct emu_frame));
-		if (!sm->stop_smp.stack || !sm->stop_smp.ours.frames)
+		if (!sm->stop_smp.stack || sample_frames_alloc(&sm->stop_smp, opts))
 			err = -ENOMEM;
 	}
 	if (!err && opts->sampler != OPTS_SAMPLER_SIGPROF && !opts->wall_clock)
@@ -96,6 +117,7 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 	sm->stats.keep_folded_all = opts->folded_all_path != NULL;
 	sm->stats.keep_disagreements = opts->json_path != NULL;
 	sm->stats.folded_no_root = opts->folded_no_root;
+	sm->stats.formats.on = opts->compare_formats;
 	if (err) {
 		sampler_free(sm);
 		return err;
@@ -116,9 +138,9 @@ void sampler_free(struct sampler *sm)
 	if (sm->queue_area)
 		munmap(sm->queue_area, sm->queue_bytes);
 	for (unsigned int i = 0; i < SAMPLER_QUEUE; i++)
-		free(sm->queue[i].ours.frames);
+		sample_frames_free(&sm->queue[i]);
 	free(sm->stop_smp.stack);
-	free(sm->stop_smp.ours.frames);
+	sample_frames_free(&sm->stop_smp);
 	walk_buffers_free(&sm->buf);
 	free(sm);
 }
@@ -272,14 +294,18 @@ static const struct emu_mappings *fresh_maps(void *arg, uint64_t taken_ns)
 static void remove_broken(void *arg, const struct emu_removal *rm)
 {
 	struct fresh_maps_ctx *c = arg;
-	int n = emu_registry_remove_sframe(c->p->as->registry, rm->sframe_start);
+	bool eh = rm->eh_frame_hdr_start;
+	uint64_t section = eh ? rm->eh_frame_hdr_start : rm->sframe_start;
+	int n = eh ? emu_registry_remove_eh_frame(c->p->as->registry, section) :
+		     emu_registry_remove_sframe(c->p->as->registry, section);
 
 	if (n <= 0)
 		return;
 	c->p->stats.unwind_removed += (unsigned long)n;
-	log_note(c->sm->log, "pid %d: unwind (%s): registration removed (sframe %#llx, %d text "
+	log_note(c->sm->log, "pid %d: unwind (%s): registration removed (%s %#llx, %d text "
 			     "range%s; lookup in text %#llx): %s: %s", (int)c->p->tgid,
-		 emu_profile_name(c->sm->opts->kernel), (unsigned long long)rm->sframe_start, n,
+		 emu_profile_name(c->sm->opts->kernel), eh ? ".eh_frame_hdr" : "sframe",
+		 (unsigned long long)section, n,
 		 n == 1 ? "" : "s", (unsigned long long)rm->text_start, emu_rule_name(rm->rule),
 		 rm->reason);
 }

@@ -324,7 +324,8 @@ out:
 static const char *wrong_reason(const struct walk_env *env, const struct sample_walks *w,
 				const struct emu_unwind_result *res, const struct emu_accessor *acc)
 {
-	const char *row = res->stop_source == EMU_SRC_JIT ? "JIT" : "SFrame";
+	const char *row = res->stop_source == EMU_SRC_JIT ? "JIT" :
+			  res->stop_source == EMU_SRC_EH_FRAME ? ".eh_frame" : "SFrame";
 	unsigned int k = w->v.wrong_frame;
 	char rule[96], explain[640] = "";
 
@@ -465,7 +466,8 @@ static bool ra_lookup_changes(const struct walk_env *env, const struct emu_acces
  */
 static unsigned int past_copy_from(const struct walk_env *env, const struct emu_accessor *acc,
 				   const struct emu_regs *regs, const struct emu_unwind_opts *uopts,
-				   const struct emu_unwind_result *res)
+				   const struct emu_unwind_result *res,
+				   const struct emu_frame *frames)
 {
 	struct walk_buffers *b = env->buf;
 	struct emu_unwind_result alt;
@@ -480,10 +482,10 @@ static unsigned int past_copy_from(const struct walk_env *env, const struct emu_
 	if (err)
 		return 0;
 	for (i = 0; i < alt.nframes && i < res->nframes; i++)
-		if (b->ours_alt[i].ip != b->ours[i].ip || b->ours_alt[i].source != b->ours[i].source)
+		if (b->ours_alt[i].ip != frames[i].ip || b->ours_alt[i].source != frames[i].source)
 			break;
 	/* a step whose rule read the RA below SP is wrong, whenever it read it */
-	if (i < res->nframes && (b->ours[i].flags & EMU_FRAME_RA_BELOW_SP))
+	if (i < res->nframes && (frames[i].flags & EMU_FRAME_RA_BELOW_SP))
 		return 0;
 	if (i == res->nframes && (alt.nframes != res->nframes || alt.stop != res->stop))
 		return res->nframes;
@@ -626,6 +628,31 @@ static void stack_bounds(const struct walk_env *env, const struct sample *smp,
 	u->stack_hi = vma->end;
 }
 
+/*
+ * --compare-formats: @smp walked again with each kind of registration alone
+ * (SFrame and JIT; .eh_frame), timed, against the registrations our walk saw
+ * (before a kernel profile's removals are made).
+ */
+static void walk_formats(struct sample *smp, const struct walk_env *env,
+			 const struct emu_accessor *acc, const struct emu_regs *regs,
+			 const struct emu_unwind_opts *uopts)
+{
+	static const unsigned int tables[SAMPLE_FORMATS] = { EMU_TABLES_SFRAME,
+							     EMU_TABLES_EH_FRAME };
+	struct emu_unwind_opts o = *uopts;
+
+	for (int f = 0; smp->formats[f].frames && f < SAMPLE_FORMATS; f++) {
+		struct sample_format *fm = &smp->formats[f];
+		uint64_t t0 = clock_now_ns();
+
+		o.tables = tables[f];
+		emu_unwind(env->registry, acc, regs, &o, fm->frames, &fm->res);
+		fm->ns = clock_now_ns() - t0;
+		fm->past_copy = smp->stopped ? 0 :
+				past_copy_from(env, acc, regs, &o, &fm->res, fm->frames);
+	}
+}
+
 void walk_ours(struct sample *smp, const struct walk_env *env)
 {
 	struct walk_buffers *b = env->buf;
@@ -651,8 +678,10 @@ void walk_ours(struct sample *smp, const struct walk_env *env)
 	o->ns = clock_now_ns() - t0;
 	o->stack_high = b->mem.stack_high;
 	memcpy(b->ours, o->frames, o->res.nframes * sizeof(*o->frames));
-	o->past_copy = smp->stopped ? 0 : past_copy_from(env, &acc, &regs, &uopts, &o->res);
+	o->past_copy = smp->stopped ? 0 :
+		       past_copy_from(env, &acc, &regs, &uopts, &o->res, b->ours);
 	o->strict_changed = ra_lookup_changes(env, &acc, &regs, &uopts, &o->res);
+	walk_formats(smp, env, &acc, &regs, &uopts);
 	walk_report_removals(env, &o->res);
 }
 
@@ -708,6 +737,77 @@ static void count_sample(const struct walk_env *env, const struct sample *smp,
 	stats_add(env->stats, w, obj ? object : NULL, names, env->folded);
 }
 
+_Static_assert(SAMPLE_FORMATS == FORMATS, "one walk per format");
+
+/* The tables of the object holding @ip, when the module is known. */
+static bool table_bytes(const struct walk_env *env, uint64_t ip, struct table_bytes *t)
+{
+	return !symbols_table_bytes(&env->oracles->sym, ip, &t->sframe, &t->eh_frame_hdr,
+				    &t->eh_frame);
+}
+
+/*
+ * Format @f's walk of @smp judged as our walk is (the same references, read
+ * before into @w), and counted. The walk buffers' "ours" part is free again
+ * once @w is counted.
+ */
+static void judge_format(const struct walk_env *env, const struct sample *smp,
+			 const struct emu_accessor *acc, const struct oracle_input *in,
+			 const struct sample_walks *w, enum format_id f)
+{
+	const struct sample_format *fm = &smp->formats[f];
+	const struct emu_unwind_result *res = &fm->res;
+	struct walk_buffers *b = env->buf;
+	struct sample_walks wf = *w;
+	const char *obj = object_at(env, smp->regs.rip, OBJECT_PATH);
+	char object[PATH_MAX];
+	struct table_bytes bytes;
+	bool have_bytes;
+
+	memcpy(b->ours, fm->frames, res->nframes * sizeof(*b->ours));
+	wf.in.ours = b->ours;
+	wf.in.n = res->nframes;
+	wf.in.stop = res->stop;
+	wf.in.stop_source = res->stop_source;
+	wf.in.past_copy = fm->past_copy;
+	wf.v = (struct sample_verdict){ 0 };
+	find_jit_frames(env, &wf);
+	judge_walks(env, smp, acc, &wf);
+	unjudge_past_copy(b, &wf);
+	classify_sample(&wf.in, &wf.v);
+	if (classify_needs_third_opinion(&wf.v))
+		third_opinion(env, in, &wf);
+	if (obj)
+		snprintf(object, sizeof(object), "%s", obj);
+	have_bytes = table_bytes(env, smp->regs.rip, &bytes);
+	formats_add(&env->stats->formats, f, &wf, obj ? object : NULL, have_bytes ? &bytes : NULL,
+		    res->stop == EMU_STOP_OUTERMOST, fm->ns);
+}
+
+/* --compare-formats: each format's walk judged, and the two compared. */
+static void compare_formats(const struct walk_env *env, const struct sample *smp,
+			    const struct emu_accessor *acc, const struct oracle_input *in,
+			    const struct sample_walks *w)
+{
+	const struct sample_format *sf = &smp->formats[FORMAT_SFRAME];
+	const struct sample_format *eh = &smp->formats[FORMAT_EH_FRAME];
+	uint64_t *a = env->buf->ref_alt, *c = env->buf->ours_ips;
+	bool same = sf->res.nframes == eh->res.nframes;
+
+	for (unsigned int i = 0; same && i < sf->res.nframes; i++)
+		same = sf->frames[i].ip == eh->frames[i].ip;
+	for (int f = 0; f < FORMATS; f++)
+		judge_format(env, smp, acc, in, w, f);
+	if (same)
+		return;
+	for (unsigned int i = 0; i < sf->res.nframes; i++)
+		a[i] = sf->frames[i].ip;
+	for (unsigned int i = 0; i < eh->res.nframes; i++)
+		c[i] = eh->frames[i].ip;
+	formats_differ(&env->stats->formats, a, sf->res.nframes, c, eh->res.nframes,
+		       symbol_cb, (void *)env);
+}
+
 void walk_rest(const struct sample *smp, const struct walk_env *env)
 {
 	struct sample_walks w = { .tgid = smp->tgid, .tid = smp->tid };
@@ -757,8 +857,12 @@ void walk_rest(const struct sample *smp, const struct walk_env *env)
 	w.truth_depth = smp->truth_depth;
 	w.waited_ns = smp->waited_ns;
 	w.freeze_ns = smp->freeze_ns;
+	w.eh_frame_unsupported = res->nunsupported;
+	w.eh_frame_unsupported_rule = res->unsupported_rule;
 	w.reason = w.v.cls == SC_MATCH || w.v.cls == SC_UNCHECKED ? NULL :
 		   reason_of(env, &w, res, &acc);
 	verify_jit_frames(env, &acc, &w);
 	count_sample(env, smp, &w, &names);
+	if (smp->formats[0].frames)
+		compare_formats(env, smp, &acc, &in, &w);
 }

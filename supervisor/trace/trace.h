@@ -51,7 +51,7 @@ struct trace_hooks {
 	void (*registrations_changing)(void *ctx, struct proc *p, bool removing);
 };
 
-#define TRACE_MAX_TRAPPED 4
+#define TRACE_MAX_TRAPPED 6
 
 /**
  * struct trace - the traced tree and how it is followed

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The ABI conformance suites, one per interface: codectl(2), sframe_register(2)
- * with sframe_unregister(2), the v12 prctl, stacktrace_setup(2). A harness and
+ * with sframe_unregister(2), the v12 prctl, stacktrace_setup(2),
+ * eh_frame_register(2) with eh_frame_unregister(2). A harness and
  * the cases, built only on include/ (and the test SFrame writer), to run
  * unchanged against the emulator and against a kernel that has the call
- * (its numbers from SFRAME_REGISTER_NR, SFRAME_UNREGISTER_NR, STACKTRACE_SETUP_NR).
+ * (its numbers from SFRAME_REGISTER_NR, SFRAME_UNREGISTER_NR, STACKTRACE_SETUP_NR,
+ * EH_FRAME_REGISTER_NR, EH_FRAME_UNREGISTER_NR).
  */
 #ifndef TESTS_ABI_H
 #define TESTS_ABI_H
@@ -14,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <codectl.h>
+#include <eh_frame_register.h>
 #include <sframe_register.h>
 
 enum abi_result { ABI_PASS, ABI_FAIL, ABI_SKIP };
@@ -23,6 +26,7 @@ enum abi_iface {
 	ABI_IF_SFRAME_REGISTER,
 	ABI_IF_PRCTL,
 	ABI_IF_STACKTRACE_SETUP,
+	ABI_IF_EH_FRAME,
 };
 
 /* The kernel series the kernel suites expect (--kernel): v16 unless told. */
@@ -41,7 +45,10 @@ enum abi_kernel {
  * @iface: the interface the kernel cases use; @kernel: the series expected
  * @validation: the v16 kernel under test validates each section whole at
  *	registration (built with CONFIG_SFRAME_VALIDATION; --sframe-validation)
- * @sframe_nr, @stacktrace_nr: the numbers called (environment, else defaults)
+ * @eh_validation: the kernel under test validates an .eh_frame_hdr's table
+ *	and FDEs at registration (CONFIG_EH_FRAME_VALIDATION; --eh-frame-validation)
+ * @sframe_nr, @stacktrace_nr, @eh_frame_nr: the numbers called (environment,
+ *	else defaults)
  */
 struct abi_ctx {
 	uint8_t *text;
@@ -55,8 +62,10 @@ struct abi_ctx {
 	enum abi_iface iface;
 	enum abi_kernel kernel;
 	bool validation;
+	bool eh_validation;
 	long sframe_nr[2];
 	long stacktrace_nr;
+	long eh_frame_nr[2];
 	char msg[512];
 };
 
@@ -74,6 +83,7 @@ extern const struct abi_case abi_kernel_life_cases[];	/* each kernel interface *
 extern const struct abi_case abi_setup_cases[];		/* sframe_register's own */
 extern const struct abi_case abi_prctl_cases[];		/* the prctl's own */
 extern const struct abi_case abi_stacktrace_cases[];	/* stacktrace_setup's own */
+extern const struct abi_case abi_eh_frame_cases[];	/* eh_frame_register's */
 
 /** abi_text() - a fresh, never-registered chunk of @len bytes of the RX area. */
 uint64_t abi_text(struct abi_ctx *ctx, size_t len);
@@ -103,6 +113,8 @@ long abi_unreg(uint64_t ts);
 /* The kernel interfaces, raw: the call's return value, errno as the call left it. */
 long abi_sframe_register(const struct abi_ctx *ctx, const void *setup, size_t size);
 long abi_sframe_unregister(const struct abi_ctx *ctx, const void *setup, size_t size);
+long abi_eh_frame_register(const struct abi_ctx *ctx, const void *setup, size_t size);
+long abi_eh_frame_unregister(const struct abi_ctx *ctx, const void *setup, size_t size);
 long abi_stacktrace_setup(const struct abi_ctx *ctx, long op, uint64_t a, uint64_t b, uint64_t c,
 			  uint64_t d);
 
@@ -119,7 +131,7 @@ long abi_kunreg(const struct abi_ctx *ctx, uint64_t sframe);
 /** abi_numbers() - @ctx's numbers: the environment's, else the headers' defaults. */
 void abi_numbers(struct abi_ctx *ctx);
 
-/** abi_iface_name() - "sframe_register", "prctl" or "stacktrace_setup". */
+/** abi_iface_name() - "sframe_register", "prctl", "stacktrace_setup" or "eh_frame_register". */
 const char *abi_iface_name(enum abi_iface iface);
 
 /**

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * abi-conformance: runs the conformance suite of each interface (codectl,
- * sframe_register, prctl, stacktrace_setup) and prints "ok"/"FAIL"/"skip" per
+ * sframe_register, prctl, stacktrace_setup, eh_frame_register) and prints "ok"/"FAIL"/"skip" per
  * case, a count per suite, and "N passed, N failed, N skipped". A suite whose
  * interface is not there (ENOSYS; for the prctl, a valid registration
  * refused) is skipped: natively every case is, and the exit status is 0; a
@@ -68,6 +68,16 @@ long abi_sframe_unregister(const struct abi_ctx *ctx, const void *setup, size_t 
 	return syscall(ctx->sframe_nr[1], setup, size);
 }
 
+long abi_eh_frame_register(const struct abi_ctx *ctx, const void *setup, size_t size)
+{
+	return syscall(ctx->eh_frame_nr[0], setup, size);
+}
+
+long abi_eh_frame_unregister(const struct abi_ctx *ctx, const void *setup, size_t size)
+{
+	return syscall(ctx->eh_frame_nr[1], setup, size);
+}
+
 long abi_stacktrace_setup(const struct abi_ctx *ctx, long op, uint64_t a, uint64_t b, uint64_t c,
 			  uint64_t d)
 {
@@ -102,7 +112,8 @@ long abi_kunreg(const struct abi_ctx *ctx, uint64_t sframe)
 
 const char *abi_iface_name(enum abi_iface iface)
 {
-	static const char *const names[] = { "sframe_register", "prctl", "stacktrace_setup" };
+	static const char *const names[] = { "sframe_register", "prctl", "stacktrace_setup",
+					     "eh_frame_register" };
 
 	return names[iface];
 }
@@ -161,6 +172,8 @@ void abi_numbers(struct abi_ctx *ctx)
 	ctx->sframe_nr[0] = env_nr("SFRAME_REGISTER_NR", SFRAME_REGISTER_NR);
 	ctx->sframe_nr[1] = env_nr("SFRAME_UNREGISTER_NR", SFRAME_UNREGISTER_NR);
 	ctx->stacktrace_nr = env_nr("STACKTRACE_SETUP_NR", STACKTRACE_SETUP_NR);
+	ctx->eh_frame_nr[0] = env_nr("EH_FRAME_REGISTER_NR", EH_FRAME_REGISTER_NR);
+	ctx->eh_frame_nr[1] = env_nr("EH_FRAME_UNREGISTER_NR", EH_FRAME_UNREGISTER_NR);
 }
 
 static int setup(struct abi_ctx *ctx, const char *argv0)
@@ -229,6 +242,7 @@ static const struct suite suites[] = {
 	{ "prctl", true, ABI_IF_PRCTL, { abi_kernel_cases, abi_kernel_life_cases, abi_prctl_cases } },
 	{ "stacktrace_setup", true, ABI_IF_STACKTRACE_SETUP,
 	  { abi_kernel_cases, abi_kernel_life_cases, abi_stacktrace_cases } },
+	{ "eh_frame_register", true, ABI_IF_EH_FRAME, { abi_eh_frame_cases } },
 };
 #define NSUITES (sizeof(suites) / sizeof(suites[0]))
 
@@ -257,6 +271,9 @@ static bool available(struct abi_ctx *ctx, const struct suite *s)
 		return prctl_works(ctx);
 	if (s->iface == ABI_IF_STACKTRACE_SETUP)
 		return !(abi_stacktrace_setup(ctx, 0, 0, 0, 0, 0) == -1 && errno == ENOSYS);
+	if (s->iface == ABI_IF_EH_FRAME)
+		return !(abi_eh_frame_register(ctx, NULL, EH_FRAME_SETUP_SIZE_VER0) == -1 &&
+			 errno == ENOSYS);
 	return !(abi_sframe_register(ctx, NULL, SFRAME_SETUP_SIZE_VER0) == -1 && errno == ENOSYS);
 }
 
@@ -266,9 +283,12 @@ static void run_suite(struct abi_ctx *ctx, const struct suite *s, struct totals 
 	bool ok = available(ctx, s);
 
 	ctx->iface = s->iface;
-	printf("# suite %s%s%s\n", s->name, !s->kernel ? "" : ctx->kernel == ABI_KERNEL_V13 ?
-	       " (expecting v13)" : ctx->validation ? " (expecting v16, validating)" :
-	       " (expecting v16)", ok ? "" : ": not available: every case skipped");
+	printf("# suite %s%s%s\n", s->name, s->iface == ABI_IF_EH_FRAME ?
+	       (ctx->eh_validation ? " (expecting the series' checks, validating)" :
+		" (expecting the series' checks)") :
+	       !s->kernel ? "" : ctx->kernel == ABI_KERNEL_V13 ? " (expecting v13)" :
+	       ctx->validation ? " (expecting v16, validating)" : " (expecting v16)",
+	       ok ? "" : ": not available: every case skipped");
 	for (int i = 0; i < 4 && s->lists[i]; i++)
 		run_list(ctx, s->lists[i], !ok, &t);
 	printf("# %s: %u passed, %u failed, %u skipped\n", s->name, t.passed, t.failed,
@@ -303,6 +323,8 @@ static int parse(int argc, char **argv, bool *no_skip, struct abi_ctx *ctx, bool
 			ctx->kernel = !strcmp(argv[++i], "v13") ? ABI_KERNEL_V13 : ABI_KERNEL_V16;
 		} else if (!strcmp(argv[i], "--sframe-validation")) {
 			ctx->validation = true;
+		} else if (!strcmp(argv[i], "--eh-frame-validation")) {
+			ctx->eh_validation = true;
 		} else if (!strcmp(argv[i], "--suite") && i + 1 < argc) {
 			if ((k = suite_index(argv[++i])) < 0)
 				return -1;
@@ -310,8 +332,9 @@ static int parse(int argc, char **argv, bool *no_skip, struct abi_ctx *ctx, bool
 			n++;
 		} else {
 			fprintf(stderr, "usage: abi-conformance [--no-skip] [--kernel v16|v13] "
-					"[--sframe-validation] "
-					"[--suite codectl|sframe_register|prctl|stacktrace_setup]...\n");
+					"[--sframe-validation] [--eh-frame-validation] "
+					"[--suite codectl|sframe_register|prctl|stacktrace_setup|"
+					"eh_frame_register]...\n");
 			return -1;
 		}
 	}
@@ -322,10 +345,13 @@ static int parse(int argc, char **argv, bool *no_skip, struct abi_ctx *ctx, bool
 
 /*
  * abi-conformance [--no-skip] [--kernel v16|v13] [--sframe-validation]
- * [--suite NAME]...: --no-skip makes a skipped case a failure, for runs where
+ * [--eh-frame-validation] [--suite NAME]...: --no-skip makes a skipped case a
+ * failure, for runs where
  * the interfaces must be there (under codectl-run, or a kernel with them);
  * --sframe-validation says the v16 kernel under test was built with
- * CONFIG_SFRAME_VALIDATION (codectl-run --kernel v16 --sframe-validation).
+ * CONFIG_SFRAME_VALIDATION (codectl-run --kernel v16 --sframe-validation);
+ * --eh-frame-validation, that it has CONFIG_EH_FRAME_VALIDATION (codectl-run
+ * validates in its own profile, and with --sframe-validation in the others).
  */
 int main(int argc, char **argv)
 {
@@ -345,6 +371,7 @@ int main(int argc, char **argv)
 	}
 	ctx.kernel = opts.kernel;
 	ctx.validation = opts.validation;
+	ctx.eh_validation = opts.eh_validation;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (size_t i = 0; i < NSUITES; i++)
 		if (want[i])

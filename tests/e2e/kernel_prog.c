@@ -6,9 +6,10 @@
  * check in the program held, and what it did on stdout for the test to
  * compare with codectl-run's log.
  *
- *   self codectl|sframe_register|prctl|stacktrace_setup
- *              registers its own .sframe through that interface, recurses and
- *              spins for 0.4 s of CPU time, unregisters
+ *   self codectl|sframe_register|prctl|stacktrace_setup|eh_frame_register
+ *              registers its own .sframe (eh_frame_register: .eh_frame_hdr)
+ *              through that interface, recurses and spins for 0.4 s of CPU
+ *              time, unregisters
  *   calls      one successful and one refused call of every entry point
  *   split      a codectl identity and a sframe_register section of one text,
  *              a prctl and a stacktrace_setup registration; exits with them
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <codectl.h>
+#include <eh_frame_register.h>
 #include <sframe_register.h>
 #include <stacktrace_setup.h>
 
@@ -87,18 +89,31 @@ __attribute__((noipa)) static unsigned long kp_recurse(int depth, unsigned long 
 	return kp_recurse(depth - 1, n) + 1;
 }
 
+/* Register (or remove) the program's own tables through @iface. */
+static long via_self(const char *iface, bool unreg, const struct self_segments *g)
+{
+	const struct code_sframe_info *s = &g->sframe;
+	struct eh_frame_setup e = { g->eh_frame_hdr_start, unreg ? 0 : g->eh_frame_hdr_size,
+				    unreg ? 0 : s->text_start,
+				    unreg ? 0 : s->text_end - s->text_start };
+
+	if (!strcmp(iface, "eh_frame_register"))
+		return unreg ? eh_frame_unregister(&e, sizeof(e)) : eh_frame_register(&e, sizeof(e));
+	return via(iface, unreg, s->sframe_start, s->sframe_end - s->sframe_start, s->text_start,
+		   s->text_end - s->text_start);
+}
+
 static int cmd_self(const char *iface)
 {
-	struct code_sframe_info s;
+	struct self_segments g;
 	double end;
 
-	self_sframe(&s);
-	CHECK(s.sframe_start && s.text_start);
-	CHECK(via(iface, false, s.sframe_start, s.sframe_end - s.sframe_start, s.text_start,
-		  s.text_end - s.text_start) == 0);
+	self_segments(&g);
+	CHECK(g.sframe.sframe_start && g.sframe.text_start && g.eh_frame_hdr_start);
+	CHECK(via_self(iface, false, &g) == 0);
 	for (end = cpu_seconds() + 0.4; cpu_seconds() < end;)
 		kp_recurse(6, 2000000);
-	CHECK(via(iface, true, s.sframe_start, 0, s.text_start, 0) == 0);
+	CHECK(via_self(iface, true, &g) == 0);
 	printf("self %s: registered, ran, unregistered\n", iface);
 	return 0;
 }

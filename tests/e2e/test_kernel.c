@@ -8,11 +8,14 @@
  * unwind, reported with its bytes; sections changing under the call; options.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <jansson.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run_helper.h"
 #include "test_tmp.h"
@@ -33,8 +36,11 @@ static bool log_matches(const char *log, const char *pattern)
 	return m;
 }
 
-/* Stacks with frame 0 in the program's code (kp_*), and those whose kp_ callers were all SFrame steps. */
-static void sframe_walked(json_t *j, size_t *in_prog, size_t *walked)
+/*
+ * Stacks with frame 0 in the program's code (kp_*), and those whose kp_
+ * callers were all steps by @source ("sframe", "eh_frame").
+ */
+static void walked_by(json_t *j, const char *source, size_t *in_prog, size_t *walked)
 {
 	json_t *stacks = json_object_get(j, "stacks"), *s, *f;
 	size_t i, k;
@@ -53,21 +59,36 @@ static void sframe_walked(json_t *j, size_t *in_prog, size_t *walked)
 			sym = json_string_value(json_object_get(f, "symbol"));
 			if (k && sym && !strncmp(sym, "kp_", 3))
 				all &= !strcmp(json_string_value(json_object_get(f, "source")),
-					       "sframe");
+					       source);
 		}
 		*walked += all;
 	}
 }
 
+/* Stacks whose verdict says our walk is wrong. */
+static size_t wrong_stacks(json_t *j)
+{
+	json_t *s;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(j, "stacks"), i, s) {
+		const char *o = json_string_value(json_object_get(s, "outcome"));
+
+		n += o && (!strcmp(o, "ours-wrong") || !strcmp(o, "both-wrong"));
+	}
+	return n;
+}
+
 /*
  * A program registering its own .sframe through each interface (no exec
  * registration, no loader module) is unwound as through codectl: every sample
- * in its code reaches its callers by SFrame steps.
+ * in its code reaches its callers by SFrame steps; registering its
+ * .eh_frame_hdr, by .eh_frame steps, each verified.
  */
 Test(kernel, self_registration_unwinds_as_with_codectl)
 {
 	static const char *const ifaces[] = { "codectl", "sframe_register", "prctl",
-					      "stacktrace_setup" };
+					      "stacktrace_setup", "eh_frame_register" };
 	char dir[256], json[300], want[64];
 	size_t in_prog, walked;
 	struct run r;
@@ -75,7 +96,7 @@ Test(kernel, self_registration_unwinds_as_with_codectl)
 
 	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-kernel"));
 	snprintf(json, sizeof(json), "%s/report.json", dir);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		KRUN(&r, "--no-exec-registration", "--prctl-sframe", "-q", "--json-all", json, "--",
 		     KERNEL_PROG, "self", ifaces[i]);
 		snprintf(want, sizeof(want), "self %s: registered, ran, unregistered\n", ifaces[i]);
@@ -83,9 +104,10 @@ Test(kernel, self_registration_unwinds_as_with_codectl)
 		cr_assert_str_eq(r.out, want);
 		j = json_load_file(json, 0, NULL);
 		cr_assert(j);
-		sframe_walked(j, &in_prog, &walked);
+		walked_by(j, i == 4 ? "eh_frame" : "sframe", &in_prog, &walked);
 		cr_assert_gt(in_prog, 100, "%s: %zu samples in its code", ifaces[i], in_prog);
 		cr_assert_eq(walked, in_prog, "%s: %zu of %zu", ifaces[i], walked, in_prog);
+		cr_assert_eq(wrong_stacks(j), 0, "%s: stacks called wrong", ifaces[i]);
 		json_decref(j);
 		run_free(&r);
 	}
@@ -273,11 +295,15 @@ Test(kernel, options_checked_before_the_program_runs)
 					"number the kernel does not use\n" },
 		{ "--stacktrace-setup-nr=1001", "codectl-run: system call number 1001 given to two "
 						"entry points (--nr, --sframe-nr, "
-						"--stacktrace-setup-nr)\n" },
+						"--stacktrace-setup-nr, --eh-frame-nr)\n" },
+		{ "--eh-frame-nr=1005,1003", "codectl-run: system call number 1003 given to two "
+					     "entry points (--nr, --sframe-nr, "
+					     "--stacktrace-setup-nr, --eh-frame-nr)\n" },
+		{ "--eh-frame-nr=2004", "codectl-run: invalid --eh-frame-nr '2004' (REG,UNREG)\n" },
 		{ "--kernel=v12", "codectl-run: invalid --kernel 'v12' (emulator, v16 or v13)\n" },
 		{ "--loader-abi=stacktrace_setup", "codectl-run: invalid --loader-abi "
-						   "'stacktrace_setup' (codectl, sframe_register or "
-						   "prctl)\n" },
+						   "'stacktrace_setup' (codectl, sframe_register, "
+						   "prctl, eh_frame or both)\n" },
 		{ "-F 20000", "codectl-run: invalid --freq '20000': a whole number from 0 to 10000\n" },
 	};
 	char cmd[512], out[512];
@@ -293,4 +319,85 @@ Test(kernel, options_checked_before_the_program_runs)
 		cr_assert_eq(pclose(f), 2 << 8, "%s", bad[i][0]);
 		cr_assert_str_eq(out, bad[i][1]);
 	}
+}
+
+/* The sizes of @path's .sframe, .eh_frame_hdr and .eh_frame sections (libelf). */
+static void section_sizes(const char *path, json_int_t size[3])
+{
+	static const char *const names[3] = { ".sframe", ".eh_frame_hdr", ".eh_frame" };
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t strndx;
+
+	cr_assert(fd >= 0 && elf_version(EV_CURRENT) != EV_NONE);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert(e && !elf_getshdrstrndx(e, &strndx));
+	size[0] = size[1] = size[2] = 0;
+	while ((scn = elf_nextscn(e, scn)) && gelf_getshdr(scn, &sh))
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(elf_strptr(e, strndx, sh.sh_name), names[i]))
+				size[i] = (json_int_t)sh.sh_size;
+	elf_end(e);
+	close(fd);
+}
+
+static json_int_t jint(json_t *o, const char *a, const char *b)
+{
+	return json_integer_value(json_object_get(b ? json_object_get(o, a) : o, b ? b : a));
+}
+
+/*
+ * --compare-formats on a program whose code has both formats, its .sframe
+ * registered at exec and its .eh_frame_hdr by itself: every sample walked
+ * both ways and judged, none wrong; the program's row gives its file's table
+ * bytes; the walks differ only where one format was not registered yet
+ * (before main's registration: no recursion frame in them).
+ */
+Test(kernel, compare_formats_walks_and_judges_both)
+{
+	char dir[256], json[300];
+	json_t *j, *f, *o, *d;
+	json_int_t size[3], walked;
+	size_t i, k, rows = 0;
+	struct run r;
+
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-kernel"));
+	snprintf(json, sizeof(json), "%s/report.json", dir);
+	KRUN(&r, "-q", "--compare-formats", "--json", json, "--", KERNEL_PROG, "self",
+	     "eh_frame_register");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	j = json_load_file(json, 0, NULL);
+	cr_assert(j);
+	f = json_object_get(j, "formats");
+	walked = jint(j, "samples", "total") - jint(j, "samples", "dropped");
+	cr_assert_gt(walked, 100);
+	for (int x = 0; x < 2; x++) {
+		json_t *c = json_object_get(f, x ? "eh_frame" : "sframe");
+
+		cr_assert_eq(jint(c, "samples", NULL), walked);
+		cr_assert_eq(jint(c, "wrong", NULL), 0);
+		cr_assert_eq(jint(c, "verified", NULL) + jint(c, "unverifiable", NULL) +
+			     jint(c, "past_copy", NULL), walked);
+	}
+	section_sizes(KERNEL_PROG, size);
+	json_array_foreach(json_object_get(f, "objects"), i, o) {
+		if (strcmp(json_string_value(json_object_get(o, "object")), KERNEL_PROG))
+			continue;
+		rows++;
+		cr_assert_eq(jint(o, "table_bytes", "sframe"), size[0]);
+		cr_assert_eq(jint(o, "table_bytes", "eh_frame_hdr"), size[1]);
+		cr_assert_eq(jint(o, "table_bytes", "eh_frame"), size[2]);
+		cr_assert_gt(jint(o, "sframe", "samples"), 100);
+	}
+	cr_assert_eq(rows, 1);
+	json_array_foreach(json_object_get(f, "differences"), i, d) {
+		json_t *fr;
+
+		json_array_foreach(json_object_get(d, "sframe"), k, fr)
+			cr_assert_null(strstr(json_string_value(fr), "kp_recurse"));
+	}
+	json_decref(j);
+	run_free(&r);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Input layout shared by fuzz_codectl and its seed writer. */
+/* Input layouts shared by fuzz_codectl, fuzz_eh_frame and their seed writer. */
 #ifndef TESTS_FUZZ_INPUT_H
 #define TESTS_FUZZ_INPUT_H
 
@@ -29,6 +29,19 @@ struct fuzz_call {
 				 * before a second unwind (0: none) */
 	uint16_t info_off;
 	uint64_t regs[3];	/* IP, SP, FP for an unwind afterwards */
+} __attribute__((packed));
+
+/*
+ * A fuzz_eh_frame input: this header, then the image loaded at its SEC
+ * (.eh_frame and .eh_frame_hdr: the header at @hdr_off, to the image's end);
+ * @ip_off: addresses looked up, as offsets into its text (the first three
+ * also the walk's IP, SP and FP offsets).
+ */
+#define FUZZ_EH_FRAME_IPS 6
+
+struct fuzz_eh_frame {
+	uint16_t hdr_off;
+	uint16_t ip_off[FUZZ_EH_FRAME_IPS];
 } __attribute__((packed));
 
 #endif /* TESTS_FUZZ_INPUT_H */

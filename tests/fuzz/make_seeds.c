@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Writes seed inputs for the fuzzers into three directories: SFrame sections of every
+ * Writes seed inputs for the fuzzers into four directories: SFrame sections of every
  * version from the test writer (fuzz_sframe), valid codectl calls of every
- * option against the fake tracee's layout (fuzz_codectl), and functions with
- * their rows in fuzz_verify's in-memory form (fuzz_verify).
+ * option against the fake tracee's layout (fuzz_codectl), functions with
+ * their rows in fuzz_verify's in-memory form (fuzz_verify), and .eh_frame
+ * tables of 1, 4 and 16 functions from the test writer (fuzz_eh_frame).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "eh_frame_writer.h"
 #include "fake_space.h"
 #include "fuzz_input.h"
 #include "sframe_samples.h"
@@ -140,6 +142,25 @@ static int verify_seed(const char *dir, uint8_t version)
 	return write_file(dir, name, in, sizeof(in), sec, len);
 }
 
+/* fuzz_eh_frame's seeds: its header, then tables of @n functions of 64 bytes at its SEC. */
+static int eh_frame_seeds(const char *dir)
+{
+	static uint8_t buf[8192];
+	struct fuzz_eh_frame in = { .ip_off = { 0, 1, 4, 20, 64, 4095 } };
+	struct ehw_layout lay;
+	char name[64];
+	int err = 0;
+
+	for (unsigned int n = 1; n <= 16; n *= 4) {
+		size_t len = ehw_build(0x500000, 0x400000, n, 64, buf, sizeof(buf), &lay);
+
+		in.hdr_off = (uint16_t)lay.hdr;
+		snprintf(name, sizeof(name), "eh-frame-%u.ehf", n);
+		err |= write_file(dir, name, &in, sizeof(in), buf, len);
+	}
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int sizes[4] = { 0, 80, 24, 32 };
@@ -148,8 +169,8 @@ int main(int argc, char **argv)
 	char name[64];
 	int err = 0;
 
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: make_seeds SFRAME_DIR CALL_DIR [VERIFY_DIR]\n");
+	if (argc < 3 || argc > 5) {
+		fprintf(stderr, "usage: make_seeds SFRAME_DIR CALL_DIR [VERIFY_DIR [EH_FRAME_DIR]]\n");
 		return 2;
 	}
 	for (uint8_t v = 1; v <= 3; v++) {
@@ -157,7 +178,7 @@ int main(int argc, char **argv)
 
 		snprintf(name, sizeof(name), "sframe-v%u.sframe", v);
 		err |= write_file(argv[1], name, sec, len, NULL, 0);
-		if (argc == 4)
+		if (argc >= 4)
 			err |= verify_seed(argv[3], v);
 		for (unsigned int opt = 1; opt <= 3; opt++) {
 			struct fuzz_call fc = { .option = (uint8_t)opt, .info_size = (uint16_t)sizes[opt],
@@ -173,5 +194,7 @@ int main(int argc, char **argv)
 			err |= write_file(argv[2], name, &fc, sizeof(fc), img, n);
 		}
 	}
+	if (argc == 5)
+		err |= eh_frame_seeds(argv[4]);
 	return err | kcall_seeds(argv[2]);
 }

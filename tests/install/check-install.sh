@@ -44,11 +44,13 @@ if ! $make -s install DESTDIR="$d" "${dirs[@]}" >"$work/install.log" 2>&1; then
 fi
 want=$(sort <<'EOF'
 /opt/inc/codectl-emu/linux/codectl.h
+/opt/inc/codectl-emu/linux/eh_frame_setup.h
 /opt/inc/codectl-emu/linux/sframe_setup.h
 /opt/inc/codectl-emu/linux/stacktrace_setup.h
 /opt/inc/codectl.h
 /opt/inc/codectl_jit.h
 /opt/inc/codectl_truth.h
+/opt/inc/eh_frame_register.h
 /opt/inc/sframe_register.h
 /opt/inc/stacktrace_setup.h
 /usr/lib/x86_64-linux-gnu/codectl-emu/libcodectl-audit.so
@@ -60,6 +62,7 @@ want=$(sort <<'EOF'
 /usr/share/doc/codectl-emu-x/docs/codectl-abi.md
 /usr/share/doc/codectl-emu-x/docs/codectl-run.1.md
 /usr/share/doc/codectl-emu-x/docs/codectl.2.md
+/usr/share/doc/codectl-emu-x/docs/eh_frame_register.2.md
 /usr/share/doc/codectl-emu-x/docs/jit-integration.md
 /usr/share/doc/codectl-emu-x/docs/loader-integration.md
 /usr/share/doc/codectl-emu-x/docs/sframe-verify.1.md
@@ -67,6 +70,7 @@ want=$(sort <<'EOF'
 /usr/share/man-x/man1/codectl-run.1
 /usr/share/man-x/man1/sframe-verify.1
 /usr/share/man-x/man2/codectl.2
+/usr/share/man-x/man2/eh_frame_register.2
 /usr/share/man-x/man2/sframe_register.2
 EOF
 )
@@ -82,7 +86,7 @@ pc() { PKG_CONFIG_SYSROOT_DIR=$1 PKG_CONFIG_LIBDIR=$2 pkg-config "${@:3}" codect
 version=$("$d/usr/local/xbin/codectl-run" --version | awk '{ print $2; exit }')
 check "the .pc's Version is codectl-run --version's" "$version" "$(pc "$d" "$pc_dir" --modversion)"
 printf '%s\n' '#include <codectl.h>' '#include <codectl_jit.h>' '#include <codectl_truth.h>' \
-	'#include <sframe_register.h>' '#include <stacktrace_setup.h>' \
+	'#include <sframe_register.h>' '#include <stacktrace_setup.h>' '#include <eh_frame_register.h>' \
 	'int main(void) { return CODECTL_JIT_FRE_STRIDE == 0; }' >"$work/use.c"
 if out=$(cc -std=c11 -Wall -Wextra -Werror $(pc "$d" "$pc_dir" --cflags) -c "$work/use.c" \
 	 -o "$work/use.o" 2>&1); then

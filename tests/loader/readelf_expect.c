@@ -28,6 +28,10 @@ static void take_phdr(const char *line, uint64_t bias, struct object_expect *e, 
 		e->sframe_start = bias + vaddr;
 		e->sframe_end = bias + vaddr + memsz;
 	}
+	if (!strcmp(type, "GNU_EH_FRAME") && memsz) {
+		e->eh_frame_hdr_start = bias + vaddr;
+		e->eh_frame_hdr_end = bias + vaddr + memsz;
+	}
 	if (strcmp(type, "LOAD"))
 		return;
 	if (vaddr < *lo)

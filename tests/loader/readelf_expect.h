@@ -16,6 +16,7 @@
  * struct object_expect - one object as loaded at @bias
  * @text_start, @text_end: one range per PF_X PT_LOAD (addresses)
  * @has_sframe, @sframe_start, @sframe_end: its PT_GNU_SFRAME
+ * @eh_frame_hdr_start, @eh_frame_hdr_end: its PT_GNU_EH_FRAME (0, 0: none)
  * @elf_start, @elf_end: lowest PT_LOAD start to highest PT_LOAD end
  * @text_vaddr: p_vaddr of the first PF_X PT_LOAD (to find a bias again)
  * @build_id: "Build ID:" of readelf -n in hex, "" when none
@@ -26,6 +27,7 @@ struct object_expect {
 	int ntext;
 	bool has_sframe;
 	uint64_t sframe_start, sframe_end;
+	uint64_t eh_frame_hdr_start, eh_frame_hdr_end;
 	uint64_t elf_start, elf_end;
 	uint64_t text_vaddr;
 	char build_id[2 * 64 + 1];

@@ -374,15 +374,66 @@ Test(loader, loader_abi_prctl)
 	check_kernel_abi("prctl", "prctl", "] prctl(PR_ADD_SFRAME,", "] prctl(PR_REMOVE_SFRAME,");
 }
 
+/*
+ * --loader-abi eh_frame: every object with a PT_GNU_EH_FRAME (libc, ld.so and
+ * the vDSO included) gets one .eh_frame registration per executable segment
+ * beside its codectl identity, no SFrame from the module (the program's from
+ * exec stays); each dlclose removes its object's by the header, one call.
+ */
+Test(loader, loader_abi_eh_frame)
+{
+	const struct summary_row *row;
+	struct object_expect e;
+	struct lines snap;
+	char want[128];
+	const char *p;
+	struct run r;
+	int n = 0;
+
+	RUN(&r, "--loader-abi", "eh_frame", "--registry-dump", "--trace", "--", LOADER_PROG, "--map",
+	    "20");
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	row = run_first_row(&r);
+	cr_assert(row);
+	cr_assert_gt(snapshot(r.log, row->pid, 0, &snap), 0);
+	for (p = r.out; *p;) {
+		char *line = next_line(&p), path[4096];
+		unsigned long bias;
+
+		if (sscanf(line, "map %4095s %lx", path, &bias) == 2) {
+			cr_assert_eq(readelf_expect(path, bias, &e), 0, "readelf %s", path);
+			cr_assert(e.eh_frame_hdr_start, "%s has no .eh_frame_hdr", path);
+			snprintf(want, sizeof(want), " eh_frame_hdr=%#lx-%#lx ",
+				 (unsigned long)e.eh_frame_hdr_start, (unsigned long)e.eh_frame_hdr_end);
+			for (int i = 0; i < e.ntext; i++, n++) {
+				const char *l = find_entry(&snap, e.text_start[i], e.text_end[i],
+							   "eh_frame_register eh_frame");
+
+				cr_assert(l && strstr(l, want), "%s: text %#lx: %s", path,
+					  (unsigned long)e.text_start[i], r.log);
+			}
+		}
+		free(line);
+	}
+	cr_assert_geq(n, 6, "the program, liba, libb's two segments, libnosf, libc");
+	for (int i = 0; i < snap.n; i++)
+		cr_assert_null(strstr(snap.v[i], " codectl unwind"), "no .sframe from the module: %s",
+			       snap.v[i]);
+	cr_assert_eq(count_between_markers(r.log, "] eh_frame_register({"), 20);
+	cr_assert_eq(count_between_markers(r.log, "] eh_frame_unregister({"), 20);
+	lines_free(&snap);
+	run_free(&r);
+}
+
 /* CODECTL_AUDIT_ABI without codectl-run: ENOSYS (sframe_register) or EINVAL (prctl), and nothing changes. */
 Test(loader, natively_every_abi_changes_nothing)
 {
-	static const char *const abis[] = { "sframe_register", "prctl" };
+	static const char *const abis[] = { "sframe_register", "prctl", "eh_frame", "both" };
 	char *out;
 	int status;
 
 	setenv("LD_AUDIT", AUDIT_SO, 1);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 4; i++) {
 		setenv("CODECTL_AUDIT_ABI", abis[i], 1);
 		out = run_native(LOADER_PROG, "200", &status);
 		cr_assert_eq(status, 0);

@@ -12,6 +12,7 @@
 #include <linux/audit.h>
 #include <linux/stacktrace_setup.h>
 
+#include "eh_frame_writer.h"
 #include "fake_space.h"
 #include "sframe_samples.h"
 #include "supervisor/calls/entries.h"
@@ -388,7 +389,7 @@ static struct seccomp_notif notif(long nr, uint64_t a0)
 
 Test(kcall, notifications_decoded_by_entry)
 {
-	struct entry_numbers n = { 1000, 1001, 1002, 1003, true };
+	struct entry_numbers n = { 1000, 1001, 1002, 1003, 1004, 1005, true };
 	struct seccomp_notif req = notif(SYS_prctl, (7ull << 32) | PR_ADD_SFRAME);
 	struct entry_call c;
 
@@ -403,6 +404,78 @@ Test(kcall, notifications_decoded_by_entry)
 	req = notif(1002, 0);
 	cr_assert_eq(entries_decode(&n, &req, &c), 0);
 	cr_assert_eq(c.entry, EMU_ENTRY_SFRAME_UNREGISTER);
+	req = notif(1004, 0);
+	cr_assert_eq(entries_decode(&n, &req, &c), 0);
+	cr_assert_eq(c.entry, EMU_ENTRY_EH_FRAME_REGISTER);
+	req = notif(1005, 0);
+	cr_assert_eq(entries_decode(&n, &req, &c), 0);
+	cr_assert_eq(c.entry, EMU_ENTRY_EH_FRAME_UNREGISTER);
+	cr_assert(entries_removes(&c));
 	req.data.arch = AUDIT_ARCH_I386;
 	cr_assert_eq(entries_decode(&n, &req, &c), -ENOSYS);
+}
+
+/* The .eh_frame tables of 4 functions of 64 bytes at @text, placed; their struct. */
+static struct eh_frame_setup put_eh_frame(uint64_t text, struct ehw_layout *lay)
+{
+	uint8_t buf[1024];
+	uint64_t at = fake_next_addr(&fs);
+	size_t len = ehw_build(at, text, 4, 64, buf, sizeof(buf), lay);
+
+	cr_assert_eq(fake_put(&fs, buf, len), at);
+	return (struct eh_frame_setup){ at + lay->hdr, lay->hdr_len, text, 256 };
+}
+
+static int ehreg(const struct eh_frame_setup *s)
+{
+	return call(EMU_ENTRY_EH_FRAME_REGISTER, fake_put(&fs, s, sizeof(*s)), 32, 0, 0, 0);
+}
+
+static int ehunreg(const struct eh_frame_setup *s)
+{
+	return call(EMU_ENTRY_EH_FRAME_UNREGISTER, fake_put(&fs, s, sizeof(*s)), 32, 0, 0, 0);
+}
+
+/* eh_frame_register(2): its own table beside SFrame, its rules, removal by header. */
+Test(kcall, eh_frame_register_and_unregister)
+{
+	struct ehw_layout lay;
+	struct eh_frame_setup e = put_eh_frame(FAKE_TEXT_A, &lay);
+	struct eh_frame_setup key = { .eh_frame_hdr_start = e.eh_frame_hdr_start };
+	struct sframe_setup s = put_section(3, FAKE_TEXT_A);
+
+	cr_assert_eq(sreg(&s, 32), 0, "%s", fs.res.verdict.reason);
+	cr_assert_eq(ehreg(&e), 0, "%s", fs.res.verdict.reason);
+	cr_assert_eq(fs.res.reg->origin, EMU_ORIGIN_EH_FRAME_REGISTER);
+	cr_assert_eq(fs.res.reg->aspects, EMU_ASPECT_EH_FRAME);
+	cr_assert_eq(fs.res.reg->eh_frame.fde_count, 4);
+	cr_assert_eq(fs.res.reg->eh_frame.eh_frame_start, e.eh_frame_hdr_start - lay.hdr);
+	expect(ehreg(&e), EEXIST, EMU_R_OVERLAP);
+	expect(ehunreg(&e), EINVAL, EMU_R_SETUP_UNREG_FIELDS);
+	cr_assert_eq(ehunreg(&key), 0);
+	cr_assert_eq(fs.res.removed, 1);
+	expect(ehunreg(&key), EINVAL, EMU_R_EHF_UNREG_UNKNOWN);
+	cr_assert_eq(emu_registry_count(fs.registry), 1, "the SFrame registration stays");
+	expect(call(EMU_ENTRY_EH_FRAME_REGISTER, 0, 31, 0, 0, 0), EINVAL, EMU_R_SETUP_SIZE);
+	expect(call(EMU_ENTRY_EH_FRAME_REGISTER, FAKE_NOACCESS, 32, 0, 0, 0), EFAULT,
+	       EMU_R_SETUP_FAULT);
+	cr_assert_str_eq(fs.res.verdict.reason, "struct eh_frame_setup at 0x700000 unreadable");
+}
+
+Test(kcall, eh_frame_register_ranges_and_mappings)
+{
+	struct ehw_layout lay;
+	struct eh_frame_setup e = put_eh_frame(FAKE_TEXT_A, &lay), t;
+
+	t = e, t.text_size = 0;
+	expect(ehreg(&t), EINVAL, EMU_R_SETUP_RANGE);
+	t = e, t.eh_frame_hdr_size = UINT64_MAX;
+	expect(ehreg(&t), EINVAL, EMU_R_SETUP_RANGE);
+	t = e, t.eh_frame_hdr_start = FAKE_DATA + FAKE_DATA_SIZE - 8;
+	expect(ehreg(&t), EINVAL, EMU_R_EHF_HDR_VMA);
+	t = e, t.text_start = FAKE_RW_NOEXEC;
+	expect(ehreg(&t), EINVAL, EMU_R_SETUP_TEXT_VMA);
+	t = e, t.eh_frame_hdr_start = FAKE_NOACCESS;
+	expect(ehreg(&t), EFAULT, EMU_R_EHF_HDR_FAULT);
+	cr_assert_eq(emu_registry_count(fs.registry), 0);
 }

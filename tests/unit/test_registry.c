@@ -360,3 +360,74 @@ Test(registry, registration_from_cached_maps_takes_no_mapping_identity)
 	cr_assert_eq(fs.res.reg->text_vma_ident, 222);
 	fake_space_fini(&fs);
 }
+
+#define E EMU_ASPECT_EH_FRAME
+
+/* An .eh_frame registration of [start, end) with its header at @hdr. */
+static int add_eh(uint64_t start, uint64_t end, uint64_t hdr)
+{
+	struct emu_registration *reg = mk(start, end, E);
+	int err;
+
+	reg->origin = EMU_ORIGIN_EH_FRAME_REGISTER;
+	reg->eh_frame.hdr_start = hdr;
+	emu_verdict_init(&v);
+	err = emu_registry_insert(r, reg, &v);
+	if (err)
+		emu_registration_free(reg);
+	return err;
+}
+
+/* The kernel keeps .eh_frame in a tree of its own: overlaps only with itself. */
+Test(registry, eh_frame_is_a_table_of_its_own)
+{
+	uint64_t seen[8], *p = seen;
+
+	cr_assert_eq(add(0x1000, 0x3000, U | I), 0);
+	cr_assert_eq(add_eh(0x1000, 0x2000, 0x9000), 0);
+	cr_assert_eq(add_eh(0x2000, 0x3000, 0x9000), 0, "one header, two text ranges");
+	cr_assert_eq(add_eh(0x1800, 0x2800, 0xa000), -EEXIST);
+	cr_assert_eq(v.rule, EMU_R_OVERLAP);
+	cr_assert_str_eq(v.reason, "text 0x1800..0x2800 overlaps the .eh_frame aspect of "
+				   "0x2000..0x3000");
+	cr_assert_eq(emu_registry_count(r), 3);
+	cr_assert_eq(emu_registry_find_eh_frame(r, 0x2fff)->text_start, 0x2000);
+	cr_assert_eq(emu_registry_find_unwind(r, 0x2fff)->text_start, 0x1000);
+	emu_registry_for_each(r, collect, &p);
+	cr_assert_eq(p - seen, 3);
+	cr_assert_eq(seen[0], 0x1000);
+	cr_assert_eq(seen[1], 0x1000);
+	cr_assert_eq(seen[2], 0x2000);
+	cr_assert(emu_registry_has_eh_frame(r, 0x9000));
+	cr_assert_not(emu_registry_has_sframe(r, 0x9000));
+	cr_assert_eq(emu_registry_remove(r, 0x1000, U | I), 1, "codectl's removal leaves it");
+	cr_assert_not_null(emu_registry_find_eh_frame(r, 0x1000));
+	cr_assert_eq(emu_registry_remove_eh_frame(r, 0x9000), 2);
+	cr_assert_eq(emu_registry_remove_eh_frame(r, 0x9000), -ENOENT);
+	cr_assert_eq(emu_registry_count(r), 0);
+}
+
+Test(registry, eh_frame_dup_prune_and_clear)
+{
+	struct emu_mappings maps = { 0 };
+	struct emu_registry *child;
+	int dropped = 0;
+
+	cr_assert_eq(add(0x1000, 0x2000, U), 0);
+	cr_assert_eq(add_eh(0x1000, 0x2000, 0x9000), 0);
+	cr_assert_eq(add_eh(0x4000, 0x5000, 0xa000), 0);
+	child = emu_registry_dup(r);
+	cr_assert_not_null(child);
+	cr_assert_eq(emu_registry_count(child), 3);
+	cr_assert_eq(emu_registry_find_eh_frame(child, 0x4000)->eh_frame.hdr_start, 0xa000);
+	emu_registry_free(child);
+	cr_assert_eq(emu_mappings_add(&maps, 0x1000, 0x2000, EMU_PROT_EXEC), 0);
+	cr_assert_eq(emu_registry_prune_unmapped(r, &maps, count_drop, &dropped), 1);
+	cr_assert_eq(dropped, 1);
+	cr_assert_null(emu_registry_find_eh_frame(r, 0x4000));
+	cr_assert_not_null(emu_registry_find_eh_frame(r, 0x1000));
+	emu_registry_clear(r);
+	cr_assert_eq(emu_registry_count(r), 0);
+	cr_assert_null(emu_registry_find_eh_frame(r, 0x1000));
+	emu_mappings_free(&maps);
+}

@@ -394,3 +394,72 @@ Test(report, threads_listed_up_to_the_cap_the_rest_counted)
 	cr_assert_eq(twice, 1);
 	free(v);
 }
+
+/* One walk of format @f: our @n frames against libunwind's @ref, classified, counted. */
+static void add_format(struct format_stats *fs, enum format_id f, const struct emu_frame *ours,
+		       unsigned int n, const uint64_t *ref, unsigned int n_ref,
+		       const uint8_t *plaus, const char *object, bool outermost, uint64_t ns)
+{
+	static const struct table_bytes bytes = { 300, 60, 400 };
+	struct sample_walks w = {
+		.in = { .ours = ours, .n = n, .plaus = plaus, .stop = EMU_STOP_OUTERMOST,
+			.jit_frame = SAMPLE_NO_JIT_FRAME, .ref = ref, .n_ref = n_ref,
+			.ref_plaus = plaus, .have_ref = true },
+	};
+
+	classify_sample(&w.in, &w.v);
+	cr_assert_eq(formats_add(fs, f, &w, object, strcmp(object, "prog") ? NULL : &bytes,
+				 outermost, ns), 0);
+}
+
+/* --compare-formats' counts: by format, by object, the tables' bytes, the walks that differ. */
+Test(report, formats_compared)
+{
+	struct format_stats fs = { .on = true };
+	static const uint64_t sf[] = { 0x1010, 0x2020 }, eh[] = { 0x1010, 0x2020, 0x3030 };
+	json_t *j, *o;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	add_format(&fs, FORMAT_SFRAME, stack3, 3, ref3, 3, yes4, "prog", false, 300);
+	add_format(&fs, FORMAT_EH_FRAME, stack3, 3, ref3, 3, yes4, "prog", true, 3000);
+	add_format(&fs, FORMAT_SFRAME, stack_lie, 3, ref_lie, 3, lie, "libc.so.6", false, 60);
+	add_format(&fs, FORMAT_EH_FRAME, stack3, 2, ref3, 3, yes4, "libc.so.6", false, 600);
+	formats_differ(&fs, sf, 2, eh, 3, sym, NULL);
+	j = formats_json(&fs);
+	cr_assert(j);
+	cr_assert_eq(json_integer_value(json_object_get(j, "walks_differ")), 1);
+	o = json_object_get(j, "sframe");
+	cr_assert_eq(json_integer_value(json_object_get(o, "samples")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(o, "verified")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(o, "wrong")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(o, "frames")), 6);
+	cr_assert_eq(json_real_value(json_object_get(o, "ns_per_frame")), 60.0);
+	o = json_object_get(j, "eh_frame");
+	cr_assert_eq(json_integer_value(json_object_get(o, "outermost")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(o, "covered_frames")), 5);
+	cr_assert_eq(json_real_value(json_object_get(o, "ns_per_frame")), 720.0);
+	o = json_array_get(json_object_get(j, "objects"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(o, "object")), "libc.so.6");
+	cr_assert_null(json_object_get(o, "table_bytes"));
+	o = json_array_get(json_object_get(j, "objects"), 1);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(o, "table_bytes"),
+							"eh_frame")), 400);
+	o = json_array_get(json_object_get(j, "differences"), 0);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(o, "eh_frame"), 2)),
+			 "main+0x30");
+	json_decref(j);
+	f = open_memstream(&text, &len);
+	cr_assert(f);
+	formats_print(f, &fs);
+	fclose(f);
+	cr_assert(strstr(text, "    all                          2      0  50.0%   3.0     1    60.0"
+			       "       2      1 100.0%   2.5     0   720.0\n"), "%s", text);
+	cr_assert(strstr(text, "    prog                         1      0 100.0%   3.0     0   100.0"
+			       "       1      1 100.0%   3.0     0  1000.0       300      460\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "walks that differ between the formats: 1 of 2 samples\n"));
+	free(text);
+	formats_free(&fs);
+}
