@@ -34,9 +34,10 @@
  *	address space (each registration counts its section); beyond it, ENOMEM
  * @sframe_validation: v16: validate every FDE, FRE and data word at
  *	registration, as a kernel built with CONFIG_SFRAME_VALIDATION does
- *	(off: only the header, as the kernel a user runs); every profile: check
- *	an .eh_frame_hdr's every table entry and FDE at registration
- *	(CONFIG_EH_FRAME_VALIDATION; off: the header only)
+ *	(off: only the header, as the kernel a user runs); also check an
+ *	.eh_frame_hdr's every table entry and FDE at registration
+ *	(CONFIG_EH_FRAME_VALIDATION; off: the header only), in any profile
+ *	(codectl-run takes the option with --kernel v16 only)
  *
  * In the v16 profile a section is registered as the kernel registers it; the
  * caps only decide whether the emulator also keeps a copy of it (for

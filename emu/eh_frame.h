@@ -7,7 +7,7 @@
  * bounded DWARF CFI interpreter run up to the address, all on the memory of
  * the process as it is at the time (the kernel keeps no copy). Behaviour of
  * kernel/unwind/eh_frame.c as posted (intel-lab-lkp/linux @0bbfcf0ae3f5) for
- * x86_64; every difference is in codectl-run(1), EH_FRAME.
+ * x86_64; every difference is in eh_frame_register(2), EMULATOR CHOICES.
  */
 #ifndef EMU_EH_FRAME_H
 #define EMU_EH_FRAME_H

@@ -251,7 +251,9 @@ static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const st
  * A lookup in @reg failed for broken or unreadable data: noted; in a kernel
  * profile the registration is removed, v13 only for what its lookup calls
  * EFAULT (a function outside the text is EINVAL there: codectl-abi.md,
- * "Lifecycle and unwind-time failures").
+ * "Lifecycle and unwind-time failures"). An .eh_frame registration
+ * (@eh_frame) is removed in every profile: its one series does so, and the
+ * emulator keeps no copy of it to go on with.
  */
 static void lookup_failed(const struct emu_registration *reg, bool eh_frame,
 			  const struct emu_verdict *why, enum emu_profile profile,
@@ -263,7 +265,7 @@ static void lookup_failed(const struct emu_registration *reg, bool eh_frame,
 		res->corrupt = true;
 		res->corrupt_text_start = reg->text_start;
 	}
-	if (!emu_profile_is_kernel(profile) ||
+	if ((!eh_frame && !emu_profile_is_kernel(profile)) ||
 	    (!eh_frame && reg->unwind_kind != EMU_UNWIND_SFRAME) ||
 	    (profile == EMU_PROFILE_V13 && why->rule == EMU_R_SF_FDE_TEXT) ||
 	    res->nremovals == EMU_UNWIND_MAX_REMOVALS)

@@ -175,7 +175,9 @@ struct emu_removal {
  *	found corrupt or unreadable (the frame fell back to the frame pointer)
  * @removals, @nremovals: in a kernel profile, the registrations the kernel
  *	removes for it (v16: any lookup error but "no FDE"; v13: not for a
- *	function outside the text, EINVAL there); the walk goes on without them,
+ *	function outside the text, EINVAL there); in every profile, .eh_frame
+ *	registrations whose lookup failed but for "not found" and "unsupported";
+ *	the walk goes on without them,
  *	and the caller removes them from the registry (emu_registry_remove_sframe(),
  *	emu_registry_remove_eh_frame())
  * @nunsupported, @unsupported_rule: .eh_frame lookups that found CFI the

@@ -237,10 +237,15 @@ size_t trace_line_format(char *buf, size_t len, pid_t tid, const struct emu_call
 }
 
 /* " v3 4 FDEs" after a registered section's size or end. */
+/* The section's version and FDEs (SFrame), or the header's FDE count (.eh_frame). */
 static void put_section_info(struct out *o, const struct emu_call_result *res)
 {
+	const struct emu_registration *reg = res->reg ? res->reg : res->staged;
+
 	if (res->sframe_version)
 		put(o, " v%u %u FDEs", res->sframe_version, res->sframe_fdes);
+	else if (reg && reg->aspects == EMU_ASPECT_EH_FRAME)
+		put(o, " %llu FDEs", (unsigned long long)reg->eh_frame.fde_count);
 }
 
 static void put_setup(struct out *o, const struct emu_kcall *kc,
@@ -258,8 +263,7 @@ static void put_setup(struct out *o, const struct emu_kcall *kc,
 	put(o, eh ? "{eh_frame_hdr_start=%#llx, eh_frame_hdr_size=%llu" :
 		    "{sframe_start=%#llx, sframe_size=%llu", (unsigned long long)s->sframe_start,
 	    (unsigned long long)s->sframe_size);
-	if (!eh)
-		put_section_info(o, res);
+	put_section_info(o, res);
 	put(o, ", text_start=%#llx, text_size=%llu}, %llu", (unsigned long long)s->text_start,
 	    (unsigned long long)s->text_size, (unsigned long long)kc->arg[1]);
 }

@@ -272,8 +272,8 @@ static void print_coverage(const struct report *r, struct sample_stats *st)
 		free(v);
 		return;
 	}
-	fprintf(r->log->f, "  coverage (samples whose walk took an SFrame/JIT step), by object of "
-			"frame 0:\n");
+	fprintf(r->log->f, "  coverage (samples whose walk took an SFrame, JIT or .eh_frame step), by "
+			"object of frame 0:\n");
 	for (i = 0; i < n && i < REPORT_OBJECTS; i++)
 		fprintf(r->log->f, "    %-32s %6.1f%%  (%lu of %lu)\n", v[i]->label,
 			100.0 * (double)v[i]->with_step / (double)v[i]->samples, v[i]->with_step,

@@ -352,7 +352,9 @@ static const char *wrong_reason(const struct walk_env *env, const struct sample_
 /*
  * Why there is no unwind data for @ip, to precede the object's name: "no
  * JIT table entry for", "no SFrame FDE for", "refused (RULE):", "stale
- * registration:", "no .sframe in", or "no registration for".
+ * registration:", "no .sframe in", or "no registration for"; with an
+ * .eh_frame registration there, "no .eh_frame row it interprets for" (no
+ * FDE, or CFI the kernel does not interpret).
  */
 static const char *missing_what(const struct walk_env *env, uint64_t ip)
 {
@@ -363,6 +365,8 @@ static const char *missing_what(const struct walk_env *env, uint64_t ip)
 		return "no JIT table entry for";
 	if (emu_registry_find_unwind(env->registry, ip))
 		return "no SFrame FDE for";
+	if (emu_registry_find_eh_frame(env->registry, ip))
+		return "no .eh_frame row it interprets for";
 	why = env->as ? addr_space_refusal_at(env->as, ip) : NULL;
 	if (why && !strcmp(why, "stale"))
 		return "stale registration:";

@@ -23,8 +23,9 @@ static void log_stale(const struct emu_registration *reg, void *arg)
 	c->p->stats.stale++;
 	addr_space_note_refusal(c->p->as, reg->text_start, reg->text_end, "stale");
 	log_note(c->t->log, "pid %d: stale registration dropped: text %#llx-%#llx is no longer "
-			    "mapped executable (unloaded without CODE_UNREGISTER)", (int)c->p->tgid,
-		 (unsigned long long)reg->text_start, (unsigned long long)reg->text_end);
+			    "mapped executable (unloaded without %s)", (int)c->p->tgid,
+		 (unsigned long long)reg->text_start, (unsigned long long)reg->text_end,
+		 reg->aspects == EMU_ASPECT_EH_FRAME ? "eh_frame_unregister" : "CODE_UNREGISTER");
 }
 
 /* FNV-1a over the mappings: tells whether a re-read found anything new. */
