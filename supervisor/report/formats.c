@@ -49,6 +49,13 @@ int formats_add(struct format_stats *fs, enum format_id f, const struct sample_w
 	return 0;
 }
 
+bool formats_need_bytes(const struct format_stats *fs, const char *object)
+{
+	const struct format_object *o = keyed_find(&fs->objects, object ? object : "[unknown]");
+
+	return !o || !o->bytes_known;
+}
+
 static json_t *frames_json(const uint64_t *ips, unsigned int n,
 			   const char *(*sym)(void *ctx, uint64_t ip, bool caller), void *ctx)
 {

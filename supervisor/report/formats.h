@@ -94,6 +94,9 @@ const char *format_title(enum format_id f);
 int formats_add(struct format_stats *fs, enum format_id f, const struct sample_walks *w,
 		const char *object, const struct table_bytes *bytes, bool outermost, uint64_t ns);
 
+/** formats_need_bytes() - are @object's table bytes still unknown (to be given to formats_add())? */
+bool formats_need_bytes(const struct format_stats *fs, const char *object);
+
 /**
  * formats_differ() - a sample whose walks @sframe and @eh_frame (frame
  *	lists, @n each) differ; @sym names a frame (@caller: a return address)

@@ -783,7 +783,8 @@ static void judge_format(const struct walk_env *env, const struct sample *smp,
 		third_opinion(env, in, &wf);
 	if (obj)
 		snprintf(object, sizeof(object), "%s", obj);
-	have_bytes = table_bytes(env, smp->regs.rip, &bytes);
+	have_bytes = formats_need_bytes(&env->stats->formats, obj ? object : NULL) &&
+		     table_bytes(env, smp->regs.rip, &bytes);
 	formats_add(&env->stats->formats, f, &wf, obj ? object : NULL, have_bytes ? &bytes : NULL,
 		    res->stop == EMU_STOP_OUTERMOST, fm->ns);
 }
