@@ -215,8 +215,9 @@ bool verdict_ended_in_libc(json_t *stack);
 /**
  * verdict_system_skip() - is @stack unverifiable because its frame-pointer
  * fallback left out frames in the system's own code: frame 0 in ld.so,
- * libc (no SFrame on Debian 12) or the vDSO, at the program's start or in a
- * leaf whose %rbp is still its caller's? No verdict test is about those samples;
+ * libc (no SFrame on Debian 12), the vDSO or the loader module (in
+ * la_version, before it has registered anything), at the program's start or
+ * in a leaf whose %rbp is still its caller's? No verdict test is about those samples;
  * each is asserted to be what such a sample is (astray, unverifiable, its
  * reason the fallback's).
  */
