@@ -343,11 +343,38 @@ static int table_field(const struct emu_eh_frame *e, const struct emu_accessor *
 	return ehf_pointer(&r, &c, e->table_enc, val, second ? "FDE pointer" : "function start");
 }
 
+int ehf_table_func(const struct emu_eh_frame *e, const struct emu_accessor *mem, uint64_t i,
+		   uint64_t *func, struct emu_verdict *v)
+{
+	return table_field(e, mem, i, false, func, v);
+}
+
+int ehf_table_fde(const struct emu_eh_frame *e, const struct emu_accessor *mem, uint64_t i,
+		  struct ehf_fde *fde, struct emu_verdict *v)
+{
+	uint64_t func, fde_addr;
+	int err = table_field(e, mem, i, false, &func, v);
+
+	if (!err)
+		err = table_field(e, mem, i, true, &fde_addr, v);
+	if (!err && fde_addr < e->eh_frame_start)
+		return emu_reject(v, EMU_R_EHF_TABLE, "search table entry %llu: FDE 0x%llx "
+				  "before .eh_frame 0x%llx", (ull)i, (ull)fde_addr,
+				  (ull)e->eh_frame_start);
+	if (!err)
+		err = ehf_read_fde(e, mem, fde_addr, fde, v);
+	if (!err && fde->func != func)
+		return emu_reject(v, EMU_R_EHF_TABLE, "search table entry %llu: function "
+				  "0x%llx, its FDE 0x%llx's 0x%llx", (ull)i, (ull)func,
+				  (ull)fde_addr, (ull)fde->func);
+	return err;
+}
+
 /* CONFIG_EH_FRAME_VALIDATION: each entry sorted, its FDE in .eh_frame, well-formed, its own. */
 static int validate(const struct emu_eh_frame *e, const struct emu_accessor *mem,
 		    struct emu_verdict *v)
 {
-	uint64_t func, prev = 0, fde_addr;
+	uint64_t func, prev = 0;
 	struct ehf_fde fde;
 	int err;
 
@@ -362,19 +389,9 @@ static int validate(const struct emu_eh_frame *e, const struct emu_accessor *mem
 			return emu_reject(v, EMU_R_EHF_TABLE, "search table entry %llu: function "
 					  "0x%llx not above 0x%llx", (ull)i, (ull)func, (ull)prev);
 		prev = func;
-		err = table_field(e, mem, i, true, &fde_addr, v);
-		if (!err && fde_addr < e->eh_frame_start)
-			return emu_reject(v, EMU_R_EHF_TABLE, "search table entry %llu: FDE 0x%llx "
-					  "before .eh_frame 0x%llx", (ull)i, (ull)fde_addr,
-					  (ull)e->eh_frame_start);
-		if (!err)
-			err = ehf_read_fde(e, mem, fde_addr, &fde, v);
+		err = ehf_table_fde(e, mem, i, &fde, v);
 		if (err)
 			return err;
-		if (fde.func != func)
-			return emu_reject(v, EMU_R_EHF_TABLE, "search table entry %llu: function "
-					  "0x%llx, its FDE 0x%llx's 0x%llx", (ull)i, (ull)func,
-					  (ull)fde_addr, (ull)fde.func);
 	}
 	return 0;
 }
@@ -452,5 +469,5 @@ int emu_eh_frame_find(const struct emu_eh_frame *e, const struct emu_accessor *m
 				  "0x%llx's 0x%llx", (ull)func, (ull)fde_addr, (ull)fde.func);
 	if (ip < fde.func || ip >= fde.func + fde.size)
 		return -ENOENT;		/* a gap between functions */
-	return ehf_cfi_rule(e, mem, &fde, ip, rule, why);
+	return ehf_cfi_rule(e, mem, &fde, ip, rule, NULL, why);
 }

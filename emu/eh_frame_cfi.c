@@ -400,7 +400,7 @@ static int row_rule(const struct cfi *c, struct emu_unwind_rule *rule)
 
 int ehf_cfi_rule(const struct emu_eh_frame *e, const struct emu_accessor *mem,
 		 const struct ehf_fde *fde, uint64_t ip, struct emu_unwind_rule *rule,
-		 struct emu_verdict *v)
+		 uint64_t *next, struct emu_verdict *v)
 {
 	struct cfi c = {
 		.r = { e, mem, v, "CFI of the FDE", fde->addr, EMU_R_EHF_CFI, EMU_R_EHF_CFI,
@@ -424,5 +424,7 @@ int ehf_cfi_rule(const struct emu_eh_frame *e, const struct emu_accessor *mem,
 	err = run(&c, fde->insn_start, fde->insn_end, &insns);
 	if (!err)
 		err = row_rule(&c, rule);
+	if (!err && next)	/* the loop stops at the first row past @ip, if there is one */
+		*next = c.loc > ip && c.loc < fde->func + fde->size ? c.loc : fde->func + fde->size;
 	return err;
 }

@@ -129,10 +129,25 @@ int ehf_read_fde(const struct emu_eh_frame *e, const struct emu_accessor *mem, u
 
 /**
  * ehf_cfi_rule() - the CIE's and the FDE's instructions up to @ip, as a rule
+ * @next: when not NULL, where the row after @ip's starts (the function's end
+ *	when @ip's is its last), set on success: the rows of a function are
+ *	found by asking at each one's start
  * Return: 0, -EOPNOTSUPP, -EINVAL or -EFAULT, with @v naming the rule.
  */
 int ehf_cfi_rule(const struct emu_eh_frame *e, const struct emu_accessor *mem,
 		 const struct ehf_fde *fde, uint64_t ip, struct emu_unwind_rule *rule,
-		 struct emu_verdict *v);
+		 uint64_t *next, struct emu_verdict *v);
+
+/** ehf_table_func() - search table entry @i's function start; 0 or a lookup's negative errno. */
+int ehf_table_func(const struct emu_eh_frame *e, const struct emu_accessor *mem, uint64_t i,
+		   uint64_t *func, struct emu_verdict *v);
+
+/**
+ * ehf_table_fde() - search table entry @i's FDE, read and checked as a
+ *	lookup reads it (its function the entry's)
+ * Return: 0, or a lookup's negative errno with @v naming the rule.
+ */
+int ehf_table_fde(const struct emu_eh_frame *e, const struct emu_accessor *mem, uint64_t i,
+		  struct ehf_fde *fde, struct emu_verdict *v);
 
 #endif /* EMU_EH_FRAME_INTERNAL_H */

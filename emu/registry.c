@@ -53,16 +53,21 @@ static size_t index_rank(const struct reg_index *x, uint64_t addr, bool or_equal
 
 /*
  * The entry overlapping [start, end), or NULL; with @inclusive, [start, end]
- * against entries [s, e]: touching ranges overlap too.
+ * against entries [s, e]: touching ranges overlap too. With @replacing, a
+ * synthesized entry is no overlap (the new registration replaces it).
  */
 static const struct emu_registration *index_overlap(const struct reg_index *x, uint64_t start,
-						    uint64_t end, bool inclusive)
+						    uint64_t end, bool inclusive, bool replacing)
 {
-	size_t pos = index_rank(x, end, inclusive);
+	/* the entries are sorted and apart: those overlapping end right below @end */
+	for (size_t pos = index_rank(x, end, inclusive); pos; pos--) {
+		const struct emu_registration *old = x->v[pos - 1];
 
-	if (pos && (x->v[pos - 1]->text_end > start ||
-		    (inclusive && x->v[pos - 1]->text_end == start)))
-		return x->v[pos - 1];
+		if (old->text_end < start || (!inclusive && old->text_end == start))
+			return NULL;
+		if (!replacing || old->origin != EMU_ORIGIN_SYNTHESIZED)
+			return old;
+	}
 	return NULL;
 }
 
@@ -137,6 +142,7 @@ const char *emu_origin_name(unsigned int origin)
 		[EMU_ORIGIN_PRCTL] = "prctl",
 		[EMU_ORIGIN_STACKTRACE_SETUP] = "stacktrace_setup",
 		[EMU_ORIGIN_EH_FRAME_REGISTER] = "eh_frame_register",
+		[EMU_ORIGIN_SYNTHESIZED] = "synthesized",
 	};
 
 	return origin < sizeof(names) / sizeof(names[0]) ? names[origin] : "unknown";
@@ -170,7 +176,8 @@ int emu_registry_check_insert(const struct emu_registry *r, uint64_t text_start,
 	for (i = 0; i < NINDEX; i++) {
 		if (!(aspects & (1u << i)))
 			continue;
-		old = index_overlap(&r->index[i], text_start, text_end, r->inclusive_end);
+		old = index_overlap(&r->index[i], text_start, text_end, r->inclusive_end,
+				    origin != EMU_ORIGIN_SYNTHESIZED);
 		if (old)
 			return emu_reject(v, EMU_R_OVERLAP,
 					  "text 0x%llx..0x%llx overlaps the %s aspect of 0x%llx..0x%llx%s",
@@ -204,6 +211,20 @@ bool emu_registry_has(const struct emu_registry *r, uint64_t text_start)
 	return index_has(&r->index[0], text_start) || index_has(&r->index[1], text_start);
 }
 
+static struct emu_registration *take_aspect(struct emu_registry *r, uint64_t text_start,
+					    unsigned int aspect);
+static int settle(struct emu_registry *r, struct emu_registration *reg);
+
+/* Drop the synthesized unwind registrations overlapping [@start, @end). */
+static void drop_synthesized(struct emu_registry *r, uint64_t start, uint64_t end)
+{
+	const struct emu_registration *old;
+
+	while ((old = index_overlap(&r->index[0], start, end, r->inclusive_end, false)) &&
+	       old->origin == EMU_ORIGIN_SYNTHESIZED)
+		settle(r, take_aspect(r, old->text_start, EMU_ASPECT_UNWIND));
+}
+
 int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 			struct emu_verdict *v)
 {
@@ -216,6 +237,8 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 	for (i = 0; i < NINDEX; i++)
 		if ((reg->aspects & (1u << i)) && index_reserve(&r->index[i]))
 			return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	if (reg->aspects & EMU_ASPECT_UNWIND)
+		drop_synthesized(r, reg->text_start, reg->text_end);
 	for (i = 0; i < NINDEX; i++)
 		if (reg->aspects & (1u << i))
 			index_insert(&r->index[i], reg);
@@ -287,7 +310,8 @@ static bool from_section(const struct emu_registration *reg, unsigned int aspect
 {
 	if (aspect == EMU_ASPECT_EH_FRAME)
 		return reg->eh_frame.hdr_start == start;
-	return reg->unwind_kind == EMU_UNWIND_SFRAME && reg->sframe_start == start;
+	return reg->unwind_kind == EMU_UNWIND_SFRAME && reg->origin != EMU_ORIGIN_SYNTHESIZED &&
+	       reg->sframe_start == start;
 }
 
 static bool has_section(const struct emu_registry *r, unsigned int aspect, uint64_t start)

@@ -41,11 +41,12 @@ enum emu_origin {
 	EMU_ORIGIN_PRCTL,		/* prctl(PR_ADD_SFRAME) */
 	EMU_ORIGIN_STACKTRACE_SETUP,	/* stacktrace_setup(STACKTRACE_REGISTER_SFRAME) */
 	EMU_ORIGIN_EH_FRAME_REGISTER,	/* eh_frame_register(2) */
+	EMU_ORIGIN_SYNTHESIZED,		/* SFrame made from .eh_frame (--synthesize-sframe) */
 };
 
 /**
  * emu_origin_name() - "codectl", "exec", "sframe_register", "prctl", "stacktrace_setup",
- * "eh_frame_register"
+ * "eh_frame_register", "synthesized"
  */
 const char *emu_origin_name(unsigned int origin);
 
@@ -138,6 +139,11 @@ void emu_registry_free(struct emu_registry *r);
 /**
  * emu_registry_insert() - add a registration
  * @reg: malloc'd; owned by the registry on success, untouched on failure
+ *
+ * A synthesized registration (EMU_ORIGIN_SYNTHESIZED) stands in for data the
+ * program did not register: any other registration of its text replaces it
+ * (it is dropped, never an overlap), and it is never a section's
+ * (emu_registry_remove_sframe() leaves it).
  * Return: 0, -EEXIST (overlaps a registration with a common aspect),
  * -ENOSPC (limit reached), -ENOMEM; @v says which and why.
  */

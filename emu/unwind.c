@@ -317,6 +317,8 @@ static int frame_rule(const struct emu_registry *r, const struct walk *w,
 
 	if (o->tables != EMU_TABLES_EH_FRAME)
 		reg = emu_registry_find_unwind(r, ip);
+	if (reg && reg->origin == EMU_ORIGIN_SYNTHESIZED && o->tables == EMU_TABLES_SFRAME)
+		reg = NULL;
 	if (!reg || removed_in_walk(res, reg, false))
 		goto fallback;
 	emu_verdict_init(&why);
@@ -324,7 +326,8 @@ static int frame_rule(const struct emu_registry *r, const struct walk *w,
 		err = sframe_rule(reg, ip, w, o, rule, &why);
 	else
 		err = emu_registration_rule(reg, ip, w->mem, w->arch, rule, &fault);
-	*src = reg->unwind_kind == EMU_UNWIND_JIT ? EMU_SRC_JIT : EMU_SRC_SFRAME;
+	*src = reg->unwind_kind == EMU_UNWIND_JIT ? EMU_SRC_JIT :
+	       reg->origin == EMU_ORIGIN_SYNTHESIZED ? EMU_SRC_SYNTHESIZED : EMU_SRC_SFRAME;
 	if (!err)
 		return 0;
 	if (err == -EINVAL && reg->unwind_kind == EMU_UNWIND_JIT) {
@@ -335,7 +338,8 @@ static int frame_rule(const struct emu_registry *r, const struct walk *w,
 		lookup_failed(reg, false, &why, o->profile, res);
 fallback:
 	*src = EMU_SRC_EH_FRAME;
-	if (o->tables != EMU_TABLES_SFRAME && !eh_frame_rule(r, w, ip, o, rule, res))
+	if ((o->tables == EMU_TABLES_ALL || o->tables == EMU_TABLES_EH_FRAME) &&
+	    !eh_frame_rule(r, w, ip, o, rule, res))
 		return 0;
 	*rule = fp_rule;
 	*src = EMU_SRC_FP;
@@ -499,7 +503,8 @@ const char *emu_stop_reason(const struct emu_unwind_result *res)
 
 const char *emu_source_name(enum emu_frame_source src)
 {
-	static const char *const names[] = { "regs", "sframe", "jit", "fp", "signal", "eh_frame" };
+	static const char *const names[] = { "regs", "sframe", "jit", "fp", "signal", "eh_frame",
+					      "synthesized" };
 
 	if ((unsigned int)src >= sizeof(names) / sizeof(names[0]))
 		return "unknown";

@@ -18,7 +18,8 @@
 /*
  * How a frame was reached: frame 0 from the registers, the others by a step
  * (SIGNAL: through a signal frame, from the registers the kernel saved;
- * EH_FRAME: by an .eh_frame registration's CFI).
+ * EH_FRAME: by an .eh_frame registration's CFI; SYNTHESIZED: by SFrame
+ * made from .eh_frame, --synthesize-sframe).
  */
 enum emu_frame_source {
 	EMU_SRC_REGS = 0,
@@ -27,12 +28,14 @@ enum emu_frame_source {
 	EMU_SRC_FP,
 	EMU_SRC_SIGNAL,
 	EMU_SRC_EH_FRAME,
+	EMU_SRC_SYNTHESIZED,
 };
 
 /** emu_source_by_data() - was a step by @src made with registered unwind data? */
 static inline bool emu_source_by_data(unsigned int src)
 {
-	return src == EMU_SRC_SFRAME || src == EMU_SRC_JIT || src == EMU_SRC_EH_FRAME;
+	return src == EMU_SRC_SFRAME || src == EMU_SRC_JIT || src == EMU_SRC_EH_FRAME ||
+	       src == EMU_SRC_SYNTHESIZED;
 }
 
 /* What a frame's IP is (struct emu_frame's @flags). */
@@ -106,13 +109,15 @@ struct emu_regs {
 /*
  * The registrations a walk takes its rules from: ALL (0) looks a frame up in
  * the SFrame and JIT registrations, then in the .eh_frame ones, then falls
- * back to the frame pointer; SFRAME and EH_FRAME use one kind alone (the
- * two walks --compare-formats makes of one sample).
+ * back to the frame pointer; SFRAME (the SFrame and JIT registrations
+ * the program made), EH_FRAME and SYNTHESIZED (SFRAME's and the synthesized
+ * SFrame) use one kind alone (the walks --compare-formats makes of one sample).
  */
 enum emu_unwind_tables {
 	EMU_TABLES_ALL = 0,
 	EMU_TABLES_SFRAME,
 	EMU_TABLES_EH_FRAME,
+	EMU_TABLES_SYNTHESIZED,
 };
 
 /**

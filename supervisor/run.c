@@ -9,6 +9,7 @@
 #include "run.h"
 #include "supervisor/calls/exec_sframe.h"
 #include "supervisor/calls/registry_dump.h"
+#include "supervisor/calls/synth_sframe.h"
 
 static void thread_started(void *ctx, struct thread *th)
 {
@@ -109,6 +110,8 @@ static void mappings_changed(void *ctx, struct proc *p)
 {
 	struct run *r = ctx;
 
+	if (r->opts.synthesize_sframe && p->as)
+		synth_sframe_scan(&r->calls, p);
 	sampler_mappings_changed(r->sampler, p);
 }
 

@@ -7,16 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_object.h"
 #include "exec_sframe.h"
 #include "supervisor/core/procfs.h"
 #include "supervisor/trace/remote_mem.h"
 #include "trace_line.h"
 
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME 0x6474e554
-#endif
-
-#define MAX_PHDRS 128
 
 struct auxv_info {
 	uint64_t phdr;
@@ -46,13 +42,6 @@ static int read_auxv(pid_t tid, struct auxv_info *a)
 	close(fd);
 	return a->phdr && a->phnum ? 0 : -ENOENT;
 }
-
-struct object {
-	const char *what;
-	uint64_t bias;
-	Elf64_Phdr ph[MAX_PHDRS];
-	unsigned int n;
-};
 
 static void register_segment(struct calls *c, struct proc *p, const struct emu_accessor *mem,
 			     const struct code_sframe_info *info, const char *what)
@@ -89,7 +78,7 @@ static void register_segment(struct calls *c, struct proc *p, const struct emu_a
 
 /* One registration per PF_X PT_LOAD, all with the object's PT_GNU_SFRAME. */
 static void register_object(struct calls *c, struct proc *p, const struct emu_accessor *mem,
-			    const struct object *o)
+			    const struct elf_object *o)
 {
 	struct code_sframe_info info = { 0 };
 	unsigned int i;
@@ -110,21 +99,13 @@ static void register_object(struct calls *c, struct proc *p, const struct emu_ac
 	}
 }
 
-static int read_phdrs(const struct emu_accessor *mem, uint64_t addr, uint64_t n, struct object *o)
-{
-	if (!n || n > MAX_PHDRS)
-		return -EINVAL;
-	o->n = (unsigned int)n;
-	return emu_read(mem, addr, o->ph, n * sizeof(Elf64_Phdr));
-}
-
 /*
  * Without PT_PHDR (a dynamic loader run as the program), the bias of an ELF
  * header mapped right before the program headers, with the segment at file
  * offset 0; else 0 (a non-PIE program).
  */
 static uint64_t bias_from_header(const struct emu_accessor *mem, uint64_t phdr,
-				 const struct object *o)
+				 const struct elf_object *o)
 {
 	uint64_t ehdr = phdr - sizeof(Elf64_Ehdr);
 	Elf64_Ehdr eh;
@@ -139,9 +120,10 @@ static uint64_t bias_from_header(const struct emu_accessor *mem, uint64_t phdr,
 }
 
 /* The main program: its load bias from PT_PHDR, or from its ELF header. */
-static int main_object(const struct emu_accessor *mem, const struct auxv_info *a, struct object *o)
+static int main_object(const struct emu_accessor *mem, const struct auxv_info *a,
+		       struct elf_object *o)
 {
-	int err = read_phdrs(mem, a->phdr, a->phnum, o);
+	int err = elf_object_phdrs(mem, a->phdr, a->phnum, o);
 	bool have_phdr = false;
 
 	o->what = "program";
@@ -157,19 +139,6 @@ static int main_object(const struct emu_accessor *mem, const struct auxv_info *a
 	return err;
 }
 
-static int interp_object(const struct emu_accessor *mem, uint64_t base, struct object *o)
-{
-	Elf64_Ehdr eh;
-	int err = emu_read(mem, base, &eh, sizeof(eh));
-
-	o->what = "interpreter";
-	o->bias = base;
-	if (err)
-		return err;
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_phentsize != sizeof(Elf64_Phdr))
-		return -ENOEXEC;
-	return read_phdrs(mem, base + eh.e_phoff, eh.e_phnum, o);
-}
 
 /* The dynamic section at @at (@size bytes) has a DT_SONAME (read entry by entry). */
 static bool has_soname(const struct emu_accessor *mem, uint64_t at, uint64_t size)
@@ -190,7 +159,7 @@ static bool has_soname(const struct emu_accessor *mem, uint64_t at, uint64_t siz
  * (DT_SONAME) is a dynamic loader run as a program (ld.so PROGRAM), which
  * loads the module; anything else is statically linked (static-pie too).
  */
-static bool is_static(const struct emu_accessor *mem, const struct object *o)
+static bool is_static(const struct emu_accessor *mem, const struct elf_object *o)
 {
 	for (unsigned int i = 0; i < o->n; i++)
 		if (o->ph[i].p_type == PT_DYNAMIC)
@@ -216,7 +185,7 @@ void exec_sframe_register(struct calls *c, struct proc *p, pid_t tid)
 	struct remote_mem rm;
 	struct emu_accessor mem = remote_mem_accessor(&rm);
 	struct auxv_info a;
-	struct object o;
+	struct elf_object o;
 	int err;
 
 	remote_mem_init(&rm, tid, -1, NULL);
@@ -237,7 +206,8 @@ void exec_sframe_register(struct calls *c, struct proc *p, pid_t tid)
 				 (int)p->tgid, p->exe);
 		return;
 	}
-	err = interp_object(&mem, a.base, &o);
+	err = elf_object_at(&mem, a.base, &o);
+	o.what = "interpreter";
 	if (err)
 		log_line(c->log, "pid %d: exec registration: cannot read the interpreter's headers: "
 				 "%s", (int)p->tgid, strerror(-err));

@@ -58,6 +58,10 @@ static void print_details(FILE *f, const struct proc *p)
 	if (st->unwind_removed)
 		fprintf(f, "    pid %d: %lu registrations removed at unwind (their data had "
 				"become unreadable or broken)\n", (int)p->tgid, st->unwind_removed);
+	if (st->synthesized)
+		fprintf(f, "    pid %d: %lu text range%s given SFrame synthesized from .eh_frame "
+				"(--synthesize-sframe)\n", (int)p->tgid, st->synthesized,
+			st->synthesized == 1 ? "" : "s");
 	if (st->cleared_at_exec)
 		fprintf(f, "    pid %d: %lu registrations dropped by execve\n", (int)p->tgid,
 			st->cleared_at_exec);

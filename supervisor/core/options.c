@@ -38,6 +38,7 @@ enum {
 	OPT_JSON,
 	OPT_JSON_ALL,
 	OPT_COMPARE_FORMATS,
+	OPT_SYNTHESIZE_SFRAME,
 	OPT_FOLDED_ALL,
 	OPT_REPORT,
 	OPT_HTML,
@@ -83,6 +84,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "json-all", required_argument, NULL, OPT_JSON_ALL },
 	{ "compare-formats", no_argument, NULL, OPT_COMPARE_FORMATS },
+	{ "synthesize-sframe", no_argument, NULL, OPT_SYNTHESIZE_SFRAME },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "folded-all", required_argument, NULL, OPT_FOLDED_ALL },
 	{ "no-folded-root", no_argument, NULL, OPT_NO_FOLDED_ROOT },
@@ -164,7 +166,12 @@ static void usage(FILE *f)
 		"      --compare-formats   also walk every sample with the SFrame registrations\n"
 		"                          alone and the .eh_frame ones alone, judge both and\n"
 		"                          compare them (objects registered both ways, e.g.\n"
-		"                          --loader-abi both)\n"
+		"                          --loader-abi both); with --synthesize-sframe also\n"
+		"                          with the synthesized SFrame\n"
+		"      --synthesize-sframe give every object without .sframe SFrame made from\n"
+		"                          its .eh_frame by the assembler's rules, registered\n"
+		"                          as if the loader had, marked synthesized (emulator\n"
+		"                          profile)\n"
 		"      --report WHAT       the text report: all (default), profile (where the\n"
 		"                          time goes) or coverage (where SFrame coverage ends,\n"
 		"                          the verdicts)\n"
@@ -475,6 +482,9 @@ static int parse_sampling(int c, struct run_opts *o)
 	case OPT_COMPARE_FORMATS:
 		o->compare_formats = true;
 		break;
+	case OPT_SYNTHESIZE_SFRAME:
+		o->synthesize_sframe = true;
+		break;
 	case OPT_JSON_ALL:
 		o->json_all = true;
 		/* fall through */
@@ -541,6 +551,11 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 	if (o->sframe_validation && o->kernel != EMU_PROFILE_V16) {
 		fprintf(stderr, "codectl-run: --sframe-validation is for --kernel v16 (the other "
 				"profiles validate every section)\n");
+		return OPTS_EXIT_USAGE;
+	}
+	if (o->synthesize_sframe && o->strict) {
+		fprintf(stderr, "codectl-run: --synthesize-sframe is the emulator profile's (a "
+				"kernel profile reads SFrame in the process, where none was made)\n");
 		return OPTS_EXIT_USAGE;
 	}
 	if (check_numbers(o))

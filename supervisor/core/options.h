@@ -39,7 +39,10 @@
  * @max_frames: frames per walk at most (--max-frames)
  * @crosscheck: unwind every sample with libunwind too (--no-crosscheck: off)
  * @compare_formats: walk every sample with the SFrame registrations alone
- *	and with the .eh_frame ones alone too, and judge both (--compare-formats)
+ *	and with the .eh_frame ones alone too, and judge both (--compare-formats);
+ *	with @synthesize_sframe also with the synthesized SFrame
+ * @synthesize_sframe: SFrame made from .eh_frame for objects without .sframe
+ *	(--synthesize-sframe; emulator profile)
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
  * @folded_path, @folded_all_path: --folded FILE, --folded-all FILE (uncut)
  * @folded_no_root: --no-folded-root
@@ -90,6 +93,7 @@ struct run_opts {
 	unsigned int max_frames;
 	bool crosscheck;
 	bool compare_formats;
+	bool synthesize_sframe;
 	const char *json_path;
 	bool json_all;
 	const char *folded_path;

@@ -13,12 +13,16 @@
 
 const char *format_name(enum format_id f)
 {
-	return f == FORMAT_SFRAME ? "sframe" : "eh_frame";
+	static const char *const names[FORMATS] = { "sframe", "eh_frame", "synthesized" };
+
+	return names[f];
 }
 
 const char *format_title(enum format_id f)
 {
-	return f == FORMAT_SFRAME ? "SFrame" : ".eh_frame";
+	static const char *const titles[FORMATS] = { "SFrame", ".eh_frame", "SFrame+synth" };
+
+	return titles[f];
 }
 
 static void count(struct format_counts *c, const struct sample_walks *w, bool outermost,
@@ -110,36 +114,47 @@ static int cmp_object(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static json_t *object_json(const struct format_object *o)
+/* Each compared format's counts under its name, into @j. */
+static void add_counts(json_t *j, const struct format_stats *fs, const struct format_counts *c)
 {
-	json_t *j = json_pack("{s:s,s:o,s:o}", "object", o->key,
-			      "sframe", counts_json(&o->c[FORMAT_SFRAME]),
-			      "eh_frame", counts_json(&o->c[FORMAT_EH_FRAME]));
+	for (unsigned int f = 0; j && f < fs->n; f++)
+		json_object_set_new(j, format_name(f), counts_json(&c[f]));
+}
 
+static json_t *object_json(const struct format_stats *fs, const struct format_object *o)
+{
+	json_t *j = json_pack("{s:s}", "object", o->key);
+
+	add_counts(j, fs, o->c);
 	if (j && o->bytes_known)
 		json_object_set_new(j, "table_bytes",
-				    json_pack("{s:I,s:I,s:I}", "sframe", (json_int_t)o->bytes.sframe,
+				    json_pack("{s:I,s:I,s:I,s:I}", "sframe", (json_int_t)o->bytes.sframe,
 					      "eh_frame_hdr", (json_int_t)o->bytes.eh_frame_hdr,
-					      "eh_frame", (json_int_t)o->bytes.eh_frame));
+					      "eh_frame", (json_int_t)o->bytes.eh_frame,
+					      "synthesized", (json_int_t)o->bytes.synthesized));
 	return j;
 }
 
 json_t *formats_json(const struct format_stats *fs)
 {
 	struct format_object **v;
-	json_t *objs = json_array();
+	json_t *objs;
 	size_t n = 0;
 
 	if (!fs->on)
 		return NULL;
+	objs = json_array();
 	v = (struct format_object **)keyed_sorted(fs->objects, &n, cmp_object);
+	json_t *j;
+
 	for (size_t i = 0; objs && i < n; i++)
-		json_array_append_new(objs, object_json(v[i]));
+		json_array_append_new(objs, object_json(fs, v[i]));
 	free(v);
-	return json_pack("{s:o,s:o,s:I,s:o,s:O}", "sframe", counts_json(&fs->all[FORMAT_SFRAME]),
-			 "eh_frame", counts_json(&fs->all[FORMAT_EH_FRAME]),
-			 "walks_differ", (json_int_t)fs->differ, "objects", objs ? objs : json_null(),
-			 "differences", fs->differences ? fs->differences : json_null());
+	j = json_pack("{s:I,s:o,s:O}", "walks_differ", (json_int_t)fs->differ, "objects",
+		      objs ? objs : json_null(), "differences",
+		      fs->differences ? fs->differences : json_null());
+	add_counts(j, fs, fs->all);
+	return j;
 }
 
 static const char *base_name(const char *path)
@@ -158,15 +173,17 @@ static void print_counts(FILE *f, const struct format_counts *c)
 		c->outcome[OUTCOME_BOTH_WRONG], per(c->ns, c->frames));
 }
 
-static void print_row(FILE *f, const char *name, const struct format_counts *c,
-		      const struct format_object *o)
+static void print_row(FILE *f, const struct format_stats *fs, const char *name,
+		      const struct format_counts *c, const struct format_object *o)
 {
 	fprintf(f, "    %-22.22s", name);
-	for (int k = 0; k < FORMATS; k++)
+	for (unsigned int k = 0; k < fs->n; k++)
 		print_counts(f, &c[k]);
 	if (o && o->bytes_known)
 		fprintf(f, "  %8llu %8llu", (unsigned long long)o->bytes.sframe,
 			(unsigned long long)(o->bytes.eh_frame_hdr + o->bytes.eh_frame));
+	if (o && o->bytes_known && fs->n > FORMAT_SYNTHESIZED)
+		fprintf(f, " %8llu", (unsigned long long)o->bytes.synthesized);
 	fputc('\n', f);
 }
 
@@ -179,14 +196,17 @@ void formats_print(FILE *f, const struct format_stats *fs)
 		return;
 	v = (struct format_object **)keyed_sorted(fs->objects, &n, cmp_object);
 	fprintf(f, "  formats compared (--compare-formats): each sample walked with SFrame alone "
-		   "and with .eh_frame alone\n"
+		   "and with .eh_frame alone%s\n"
 		   "    per format: samples, walks to the outermost frame, verified, covered "
 		   "frames per sample, wrong, ns per frame\n"
-		   "    %-22s  %-44s  %-44s  %8s %8s\n", "object of frame 0", "SFrame",
-		".eh_frame", "bytes sf", "eh");
-	print_row(f, "all", fs->all, NULL);
+		   "    %-22s", fs->n > FORMAT_SYNTHESIZED ? ", and with SFrame and the synthesized" :
+		"", "object of frame 0");
+	for (unsigned int k = 0; k < fs->n; k++)
+		fprintf(f, "  %-44s", format_title(k));
+	fprintf(f, "  %8s %8s%s\n", "bytes sf", "eh", fs->n > FORMAT_SYNTHESIZED ? "    synth" : "");
+	print_row(f, fs, "all", fs->all, NULL);
 	for (size_t i = 0; i < n && i < FORMATS_OBJECTS; i++)
-		print_row(f, base_name(v[i]->key), v[i]->c, v[i]);
+		print_row(f, fs, base_name(v[i]->key), v[i]->c, v[i]);
 	if (n > FORMATS_OBJECTS)
 		fprintf(f, "    (%zu more objects)\n", n - FORMATS_OBJECTS);
 	fprintf(f, "    walks that differ between the formats: %lu of %lu samples\n", fs->differ,

@@ -2,7 +2,8 @@
 /*
  * --compare-formats: every sample walked with the SFrame (and JIT)
  * registrations alone and with the .eh_frame ones alone, each walk judged by
- * the verdict machinery; counted per format, overall and per object (of
+ * the verdict machinery (with --synthesize-sframe also with the SFrame
+ * registrations and the synthesized ones); counted per format, overall and per object (of
  * frame 0): coverage, verdicts, cost per frame, the bytes of tables each
  * format gives the kernel, and the samples whose two walks differ.
  */
@@ -18,7 +19,7 @@
 
 struct sample_walks;	/* stats.h */
 
-enum format_id { FORMAT_SFRAME, FORMAT_EH_FRAME, FORMATS };
+enum format_id { FORMAT_SFRAME, FORMAT_EH_FRAME, FORMAT_SYNTHESIZED, FORMATS };
 
 /* Walks whose frames differ between the formats kept in full for --json. */
 #define FORMATS_MAX_DIFFERENCES 20
@@ -44,12 +45,13 @@ struct format_counts {
 /**
  * struct table_bytes - the sections a kernel is given for one object, bytes
  *	(0: the object has none): .sframe; .eh_frame_hdr and the .eh_frame its
- *	lookups read
+ *	lookups read; the SFrame synthesized for its text (frame 0's segment)
  */
 struct table_bytes {
 	uint64_t sframe;
 	uint64_t eh_frame_hdr;
 	uint64_t eh_frame;
+	uint64_t synthesized;
 };
 
 /**
@@ -66,6 +68,7 @@ struct format_object {
 /**
  * struct format_stats - the comparison of a run (all zero: not asked)
  * @on: --compare-formats
+ * @n: the formats compared: 2, or 3 with the synthesized SFrame
  * @all: every sample's walks by format
  * @differ: samples whose two walks have different frames
  * @objects: tsearch tree of struct format_object by object path
@@ -74,13 +77,17 @@ struct format_object {
  */
 struct format_stats {
 	bool on;
+	unsigned int n;
 	struct format_counts all[FORMATS];
 	unsigned long differ;
 	void *objects;
 	json_t *differences;
 };
 
-/** format_name() - "sframe" or "eh_frame" (JSON keys); format_title(): "SFrame", ".eh_frame". */
+/**
+ * format_name() - "sframe", "eh_frame" or "synthesized" (JSON keys);
+ * format_title(): "SFrame", ".eh_frame", "SFrame+synth"
+ */
 const char *format_name(enum format_id f);
 const char *format_title(enum format_id f);
 

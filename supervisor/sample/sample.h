@@ -46,8 +46,11 @@ struct sample_ours {
 	uint64_t ns;
 };
 
-/* The formats --compare-formats walks each sample with: SFrame (and JIT), .eh_frame. */
-#define SAMPLE_FORMATS 2
+/*
+ * The formats --compare-formats walks each sample with: SFrame (and JIT),
+ * .eh_frame, and with --synthesize-sframe SFrame with the synthesized.
+ */
+#define SAMPLE_FORMATS 3
 
 /**
  * struct sample_format - one more walk of a sample, with one kind of

@@ -21,16 +21,24 @@
 #include "supervisor/report/report.h"
 #include "truth.h"
 
+/* How many formats --compare-formats walks each sample with (formats.h). */
+static unsigned int formats_compared(const struct run_opts *opts)
+{
+	return !opts->compare_formats ? 0 : opts->synthesize_sframe ? 3 : 2;
+}
+
 /*
  * @smp's frame arrays: its own walk's, and with --compare-formats one per
  * format (freed by sample_frames_free()).
  */
 static int sample_frames_alloc(struct sample *smp, const struct run_opts *opts)
 {
+	unsigned int n = formats_compared(opts);
+
 	smp->ours.frames = calloc(opts->max_frames, sizeof(struct emu_frame));
 	if (!smp->ours.frames)
 		return -ENOMEM;
-	for (int f = 0; opts->compare_formats && f < SAMPLE_FORMATS; f++) {
+	for (unsigned int f = 0; f < n; f++) {
 		smp->formats[f].frames = calloc(opts->max_frames, sizeof(struct emu_frame));
 		if (!smp->formats[f].frames)
 			return -ENOMEM;
@@ -118,6 +126,7 @@ int sampler_new(struct sampler **out, const struct run_opts *opts, struct log *l
 	sm->stats.keep_disagreements = opts->json_path != NULL;
 	sm->stats.folded_no_root = opts->folded_no_root;
 	sm->stats.formats.on = opts->compare_formats;
+	sm->stats.formats.n = formats_compared(opts);
 	if (err) {
 		sampler_free(sm);
 		return err;

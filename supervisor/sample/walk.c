@@ -325,7 +325,8 @@ static const char *wrong_reason(const struct walk_env *env, const struct sample_
 				const struct emu_unwind_result *res, const struct emu_accessor *acc)
 {
 	const char *row = res->stop_source == EMU_SRC_JIT ? "JIT" :
-			  res->stop_source == EMU_SRC_EH_FRAME ? ".eh_frame" : "SFrame";
+			  res->stop_source == EMU_SRC_EH_FRAME ? ".eh_frame" :
+			  res->stop_source == EMU_SRC_SYNTHESIZED ? "synthesized SFrame" : "SFrame";
 	unsigned int k = w->v.wrong_frame;
 	char rule[96], explain[640] = "";
 
@@ -642,10 +643,11 @@ static void walk_formats(struct sample *smp, const struct walk_env *env,
 			 const struct emu_unwind_opts *uopts)
 {
 	static const unsigned int tables[SAMPLE_FORMATS] = { EMU_TABLES_SFRAME,
-							     EMU_TABLES_EH_FRAME };
+							     EMU_TABLES_EH_FRAME,
+							     EMU_TABLES_SYNTHESIZED };
 	struct emu_unwind_opts o = *uopts;
 
-	for (int f = 0; smp->formats[f].frames && f < SAMPLE_FORMATS; f++) {
+	for (int f = 0; f < SAMPLE_FORMATS && smp->formats[f].frames; f++) {
 		struct sample_format *fm = &smp->formats[f];
 		uint64_t t0 = clock_now_ns();
 
@@ -746,6 +748,10 @@ _Static_assert(SAMPLE_FORMATS == FORMATS, "one walk per format");
 /* The tables of the object holding @ip, when the module is known. */
 static bool table_bytes(const struct walk_env *env, uint64_t ip, struct table_bytes *t)
 {
+	const struct emu_registration *reg = emu_registry_find_unwind(env->registry, ip);
+
+	t->synthesized = reg && reg->origin == EMU_ORIGIN_SYNTHESIZED && reg->sframe ?
+			 emu_sframe_size(reg->sframe) : 0;
 	return !symbols_table_bytes(&env->oracles->sym, ip, &t->sframe, &t->eh_frame_hdr,
 				    &t->eh_frame);
 }
@@ -801,7 +807,7 @@ static void compare_formats(const struct walk_env *env, const struct sample *smp
 
 	for (unsigned int i = 0; same && i < sf->res.nframes; i++)
 		same = sf->frames[i].ip == eh->frames[i].ip;
-	for (int f = 0; f < FORMATS; f++)
+	for (int f = 0; f < FORMATS && smp->formats[f].frames; f++)
 		judge_format(env, smp, acc, in, w, f);
 	if (same)
 		return;

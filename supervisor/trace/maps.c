@@ -20,6 +20,8 @@ static void log_stale(const struct emu_registration *reg, void *arg)
 {
 	struct stale_ctx *c = arg;
 
+	if (reg->origin == EMU_ORIGIN_SYNTHESIZED)
+		return;		/* the supervisor's own: made again for what comes there */
 	c->p->stats.stale++;
 	addr_space_note_refusal(c->p->as, reg->text_start, reg->text_end, "stale");
 	log_note(c->t->log, "pid %d: stale registration dropped: text %#llx-%#llx is no longer "

@@ -72,6 +72,7 @@ struct proc_stats {
 	unsigned long cleared_at_exec;
 	unsigned long stale;
 	unsigned long unwind_removed;	/* a kernel profile's lookup found the data broken */
+	unsigned long synthesized;	/* text ranges given SFrame made from .eh_frame */
 	unsigned long left_at_exit;
 	unsigned long killed;		/* ended by a signal */
 	unsigned long kernel_refused;	/* accepted registrations with any EMU_KR_* bit */

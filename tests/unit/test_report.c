@@ -400,7 +400,7 @@ static void add_format(struct format_stats *fs, enum format_id f, const struct e
 		       unsigned int n, const uint64_t *ref, unsigned int n_ref,
 		       const uint8_t *plaus, const char *object, bool outermost, uint64_t ns)
 {
-	static const struct table_bytes bytes = { 300, 60, 400 };
+	static const struct table_bytes bytes = { 300, 60, 400, 250 };
 	struct sample_walks w = {
 		.in = { .ours = ours, .n = n, .plaus = plaus, .stop = EMU_STOP_OUTERMOST,
 			.jit_frame = SAMPLE_NO_JIT_FRAME, .ref = ref, .n_ref = n_ref,
@@ -415,7 +415,7 @@ static void add_format(struct format_stats *fs, enum format_id f, const struct e
 /* --compare-formats' counts: by format, by object, the tables' bytes, the walks that differ. */
 Test(report, formats_compared)
 {
-	struct format_stats fs = { .on = true };
+	struct format_stats fs = { .on = true, .n = 2 };
 	static const uint64_t sf[] = { 0x1010, 0x2020 }, eh[] = { 0x1010, 0x2020, 0x3030 };
 	json_t *j, *o;
 	char *text;
@@ -460,6 +460,40 @@ Test(report, formats_compared)
 			       "       1      1 100.0%   3.0     0  1000.0       300      460\n"),
 		  "%s", text);
 	cr_assert(strstr(text, "walks that differ between the formats: 1 of 2 samples\n"));
+	cr_assert_null(strstr(text, "synth"), "%s", text);
+	free(text);
+	formats_free(&fs);
+}
+
+/* With --synthesize-sframe: a third format, its counts and its object's bytes. */
+Test(report, formats_compared_with_the_synthesized)
+{
+	struct format_stats fs = { .on = true, .n = 3 };
+	json_t *j, *o;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	add_format(&fs, FORMAT_SFRAME, stack3, 2, ref3, 3, yes4, "prog", false, 300);
+	add_format(&fs, FORMAT_EH_FRAME, stack3, 3, ref3, 3, yes4, "prog", true, 3000);
+	add_format(&fs, FORMAT_SYNTHESIZED, stack3, 3, ref3, 3, yes4, "prog", true, 90);
+	j = formats_json(&fs);
+	o = json_object_get(j, "synthesized");
+	cr_assert_eq(json_integer_value(json_object_get(o, "samples")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(o, "verified")), 1);
+	cr_assert_eq(json_real_value(json_object_get(o, "ns_per_frame")), 30.0);
+	o = json_array_get(json_object_get(j, "objects"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(o, "synthesized"),
+							"covered_frames")), 3);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(o, "table_bytes"),
+							"synthesized")), 250);
+	json_decref(j);
+	f = open_memstream(&text, &len);
+	cr_assert(f);
+	formats_print(f, &fs);
+	fclose(f);
+	cr_assert(strstr(text, "SFrame+synth"), "%s", text);
+	cr_assert(strstr(text, "       300      460      250\n"), "%s", text);
 	free(text);
 	formats_free(&fs);
 }
