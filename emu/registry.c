@@ -211,44 +211,6 @@ bool emu_registry_has(const struct emu_registry *r, uint64_t text_start)
 	return index_has(&r->index[0], text_start) || index_has(&r->index[1], text_start);
 }
 
-static struct emu_registration *take_aspect(struct emu_registry *r, uint64_t text_start,
-					    unsigned int aspect);
-static int settle(struct emu_registry *r, struct emu_registration *reg);
-
-/* Drop the synthesized unwind registrations overlapping [@start, @end). */
-static void drop_synthesized(struct emu_registry *r, uint64_t start, uint64_t end)
-{
-	const struct emu_registration *old;
-
-	while ((old = index_overlap(&r->index[0], start, end, r->inclusive_end, false)) &&
-	       old->origin == EMU_ORIGIN_SYNTHESIZED)
-		settle(r, take_aspect(r, old->text_start, EMU_ASPECT_UNWIND));
-}
-
-int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
-			struct emu_verdict *v)
-{
-	int err, i;
-
-	err = emu_registry_check_insert(r, reg->text_start, reg->text_end, reg->aspects,
-					reg->origin, v);
-	if (err)
-		return err;
-	for (i = 0; i < NINDEX; i++)
-		if ((reg->aspects & (1u << i)) && index_reserve(&r->index[i]))
-			return emu_reject(v, EMU_R_NOMEM, "out of memory");
-	if (reg->aspects & EMU_ASPECT_UNWIND)
-		drop_synthesized(r, reg->text_start, reg->text_end);
-	for (i = 0; i < NINDEX; i++)
-		if (reg->aspects & (1u << i))
-			index_insert(&r->index[i], reg);
-	if (reg->sframe)
-		r->sframe_bytes += emu_sframe_size(reg->sframe);
-	r->count++;
-	r->limited += emu_origin_limited(reg->origin);
-	return 0;
-}
-
 /* Index slot of one aspect bit. */
 static int slot_of(unsigned int aspect)
 {
@@ -287,6 +249,40 @@ static int settle(struct emu_registry *r, struct emu_registration *reg)
 		r->count--;
 	}
 	return 1;
+}
+
+/* Drop the synthesized unwind registrations overlapping [@start, @end). */
+static void drop_synthesized(struct emu_registry *r, uint64_t start, uint64_t end)
+{
+	const struct emu_registration *old;
+
+	while ((old = index_overlap(&r->index[0], start, end, r->inclusive_end, false)) &&
+	       old->origin == EMU_ORIGIN_SYNTHESIZED)
+		settle(r, take_aspect(r, old->text_start, EMU_ASPECT_UNWIND));
+}
+
+int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
+			struct emu_verdict *v)
+{
+	int err, i;
+
+	err = emu_registry_check_insert(r, reg->text_start, reg->text_end, reg->aspects,
+					reg->origin, v);
+	if (err)
+		return err;
+	for (i = 0; i < NINDEX; i++)
+		if ((reg->aspects & (1u << i)) && index_reserve(&r->index[i]))
+			return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	if (reg->aspects & EMU_ASPECT_UNWIND)
+		drop_synthesized(r, reg->text_start, reg->text_end);
+	for (i = 0; i < NINDEX; i++)
+		if (reg->aspects & (1u << i))
+			index_insert(&r->index[i], reg);
+	if (reg->sframe)
+		r->sframe_bytes += emu_sframe_size(reg->sframe);
+	r->count++;
+	r->limited += emu_origin_limited(reg->origin);
+	return 0;
 }
 
 int emu_registry_remove(struct emu_registry *r, uint64_t text_start, unsigned int aspects)
