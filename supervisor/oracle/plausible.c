@@ -222,6 +222,20 @@ static enum plausible tail_path(struct plausibility *p, const struct plausible_e
 	return v;
 }
 
+/*
+ * Are the functions at @a and @b two definitions of one symbol (one
+ * interposing the other)? A PLT slot bound to one may have been bound to
+ * the other when the call was made: ld.so calls its own
+ * _dl_catch_exception through its PLT until libc's is bound there.
+ */
+static bool same_symbol(const struct plausible_env *env, uint64_t a, uint64_t b)
+{
+	const char *na = env->name ? env->name(env->ctx, a) : NULL;
+	const char *nb = na ? env->name(env->ctx, b) : NULL;
+
+	return nb && !strcmp(na, nb);
+}
+
 /* (c): a direct call to @target must lead to the function holding @callee_addr. */
 static enum plausible check_target(struct plausibility *p, const struct plausible_env *env,
 				   uint64_t target, uint64_t callee_addr)
@@ -241,7 +255,7 @@ static enum plausible check_target(struct plausibility *p, const struct plausibl
 				      PLAUSIBLE_UNKNOWN;
 	if (!plt_slot(p, env, target, &slot) || emu_read_u64(env->mem, slot, &got))
 		return PLAUSIBLE_UNKNOWN;
-	if (got == c.start)
+	if (got == c.start || same_symbol(env, got, c.start))
 		return PLAUSIBLE_YES;
 	if (env->function(env->ctx, got, &ts, &te) || ts != got)
 		return PLAUSIBLE_UNKNOWN;	/* lazy binding: the GOT points back at the PLT */

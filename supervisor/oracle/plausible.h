@@ -58,16 +58,24 @@ static inline bool plausible_bad(enum plausible v)
 typedef int (*plausible_function_fn)(void *ctx, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /**
+ * plausible_name_fn - the name of the function starting at @addr, or NULL
+ *	(symbols_function_name() has this shape)
+ */
+typedef const char *(*plausible_name_fn)(void *ctx, uint64_t addr);
+
+/**
  * struct plausible_env - what judging one walk reads (none of it owned)
  * @maps: the process's mappings; @registry: its registrations
  * @mem: its memory (code bytes, GOT slots)
  * @function, @ctx: function bounds (the process's symbols, perf map entries)
+ * @name: function names, with @ctx (NULL: none known)
  */
 struct plausible_env {
 	const struct emu_mappings *maps;
 	const struct emu_registry *registry;
 	const struct emu_accessor *mem;
 	plausible_function_fn function;
+	plausible_name_fn name;
 	void *ctx;
 };
 

@@ -97,6 +97,18 @@ int symbols_function(void *arg, uint64_t addr, uint64_t *start, uint64_t *end)
 	return perf_map_function(&s->perf, addr, start, end) ? 0 : -ENOENT;
 }
 
+const char *symbols_function_name(void *arg, uint64_t addr)
+{
+	struct symbols *s = arg;
+	Dwfl_Module *mod = modules_at(&s->mods, addr);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) :
+			   NULL;
+
+	return name && !off && GELF_ST_TYPE(sym.st_info) == STT_FUNC ? name : NULL;
+}
+
 /* The unwind sections of the module holding @ip: sizes, and whether .sframe is there. */
 struct unwind_sections {
 	bool has_sframe;

@@ -80,6 +80,13 @@ const char *symbols_object_label(struct symbols *s, uint64_t ip);
 int symbols_function(void *s, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /**
+ * symbols_function_name() - the name of the sized function symbol starting
+ *	exactly at @addr (without its version), from @s, a struct symbols (the
+ *	shape of a plausible_name_fn); NULL when none. Owned by the module.
+ */
+const char *symbols_function_name(void *s, uint64_t addr);
+
+/**
  * symbols_has_sframe() - does the file of the module holding @ip have an
  * .sframe section? 1, 0, or -ENOENT when no module or ELF file is known
  */

@@ -154,7 +154,8 @@ static const uint8_t *judge(const struct walk_env *env, const struct emu_accesso
 			    const uint64_t *ips, const uint8_t *flags, unsigned int n, uint8_t *out)
 {
 	struct plausible_env pe = { .maps = env->maps, .registry = env->registry, .mem = acc,
-				    .function = symbols_function, .ctx = &env->oracles->sym };
+				    .function = symbols_function, .name = symbols_function_name,
+				    .ctx = &env->oracles->sym };
 	uint64_t t0 = clock_now_ns();
 	unsigned long hits, total, hits_after;
 

@@ -1498,15 +1498,15 @@ static bool in_nosf_library(json_t *f)
  * --synthesize-sframe on the library without .sframe (and without frame
  * pointers, where the fallback cannot get through): the library's frames
  * are now stepped from by SFrame made from its .eh_frame, every sample
- * through the library is verified, and no walk is ours alone wrong. (Not
- * --check: ld.so, now walked through too, has start-up samples the
- * plausibility oracle calls both-wrong at a call through its own PLT.)
+ * through the library is verified, and no walk is wrong (--check; ld.so,
+ * walked through too, calls its _dl_catch_exception through a PLT slot
+ * rebound to libc's during start-up).
  */
 Test(corpus, nosframe_callback_synthesized)
 {
 	char dir[] = "/tmp/codectl-synth-XXXXXX", json[64], log[64], path[PATH_MAX];
 	char *argv[] = { CODECTL_RUN, "-q", "-o", log, "--synthesize-sframe", "--json-all", json,
-			 "--", path, NULL };
+			 "--check", "--", path, NULL };
 	unsigned long through = 0, synthesized = 0;
 	json_t *root, *s, *f;
 	size_t i, k;
@@ -1537,8 +1537,6 @@ Test(corpus, nosframe_callback_synthesized)
 	}
 	cr_assert_gt(through, 50, "%lu samples through the library", through);
 	cr_assert_geq(synthesized, through);
-	cr_assert_eq(json_integer_value(json_object_get(json_object_get(root, "samples"),
-							"ours_wrong")), 0);
 	json_decref(root);
 	unlink(json);
 	unlink(log);

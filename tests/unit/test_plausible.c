@@ -18,11 +18,14 @@
 #define T (FAKE_TEXT_A + 0x400)
 #define U (FAKE_TEXT_A + 0x500)
 #define PLT (FAKE_TEXT_A + 0x600)	/* no function: a PLT stub */
+#define H2 (FAKE_TEXT_B + 0x100)	/* another object's definition of h */
 #define GOT (FAKE_DATA + 0x100)
 
 static const struct { uint64_t start, end; } functions[] = {
 	{ F, F + 0x100 }, { G, G + 0x100 }, { H, H + 0x100 }, { T, T + 0x100 }, { U, U + 0x100 },
+	{ H2, H2 + 0x100 },
 };
+static const char *const names[] = { "f", "g", "h", "t", "u", "h" };
 
 static int function_of(void *ctx, uint64_t addr, uint64_t *start, uint64_t *end)
 {
@@ -35,6 +38,15 @@ static int function_of(void *ctx, uint64_t addr, uint64_t *start, uint64_t *end)
 		}
 	}
 	return -ENOENT;
+}
+
+static const char *name_of(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+		if (addr == functions[i].start)
+			return names[i];
+	return NULL;
 }
 
 static struct fake_space fs;
@@ -73,7 +85,7 @@ static void setup(void)
 	pl = plausibility_new();
 	cr_assert(pl);
 	env = (struct plausible_env){ .maps = &fs.maps, .registry = fs.registry, .mem = &fs.mem,
-				      .function = function_of };
+				      .function = function_of, .name = name_of };
 	put(G, "\xc3", 1);		/* g: ret */
 	put(H, "\xc3", 1);		/* h: ret */
 	put(U, "\xff\xe0", 2);		/* u: jmp *%rax */
@@ -153,6 +165,31 @@ Test(plausible, plt_stub_through_its_got_slot)
 	memcpy(fs.data + (GOT - FAKE_DATA), &g, 8);
 	cr_assert_eq(verdict(H + 0x10, call_at(F + 0x20, PLT), 0),
 		     PLAUSIBLE_CALL_TARGET_MISMATCH);
+}
+
+/*
+ * The slot now bound to another object's definition of the callee's symbol
+ * (interposed after the call was made, as libc's _dl_catch_exception is in
+ * ld.so's PLT): the call is plausible; a definition of another symbol is not.
+ */
+Test(plausible, plt_slot_rebound_to_an_interposing_definition)
+{
+	uint8_t stub[6] = { 0xff, 0x25 };
+	int32_t disp = (int32_t)(GOT - (PLT + 6));
+	uint64_t h2 = H2, g = G;
+
+	memcpy(stub + 2, &disp, 4);
+	put(PLT, stub, sizeof(stub));
+	put(H2, "\xc3", 1);
+	memcpy(fs.data + (GOT - FAKE_DATA), &h2, 8);
+	cr_assert_eq(verdict(H + 0x10, call_at(F + 0x10, PLT), 0), PLAUSIBLE_YES);
+	memcpy(fs.data + (GOT - FAKE_DATA), &g, 8);
+	cr_assert_eq(verdict(H + 0x10, call_at(F + 0x20, PLT), 0),
+		     PLAUSIBLE_CALL_TARGET_MISMATCH);
+	env.name = NULL;
+	memcpy(fs.data + (GOT - FAKE_DATA), &h2, 8);
+	cr_assert_eq(verdict(H + 0x10, call_at(F + 0x30, PLT), 0),
+		     PLAUSIBLE_CALL_TARGET_MISMATCH, "no names: H2 does not reach H");
 }
 
 /* An interrupted frame and a trampoline are not after a call: code is enough. */
