@@ -405,3 +405,42 @@ Test(html, geometry_of_known_stacks)
 	unlink(page);
 	rmdir(dir);
 }
+
+/*
+ * --compare-formats with every object registered both ways and SFrame
+ * synthesized: the page's formats section gives each format's row, the
+ * objects' samples adding up to the JSON's, and the walks that differ side
+ * by side, as many as the JSON keeps.
+ */
+Test(html, formats_compared_side_by_side)
+{
+	struct files f;
+	json_t *j, *fm;
+	char *dom, want[64];
+
+	run_with_files(&f, (const char *const[]){ "--loader-abi", "both", "--synthesize-sframe",
+						   "--compare-formats", "--", SAMPLING_DEMO, NULL });
+	check_page(f.page, f.folded, f.json, "quicksort");
+	j = json_load_file(f.json, 0, NULL);
+	fm = json_object_get(j, "formats");
+	cr_assert(fm);
+	dom = browse(f.page, NULL, "--dump-dom");
+	cr_assert(strstr(dom, "<table id=\"formats-table\">"));
+	for (const char *const *t = (const char *const[]){ ">SFrame<", ">.eh_frame<",
+							   ">SFrame+synth<", NULL }; *t; t++)
+		cr_assert(strstr(dom, *t), "no row %s", *t);
+	for (int col = 1; col <= 11; col += 5) {
+		const char *k = col == 1 ? "sframe" : col == 6 ? "eh_frame" : "synthesized";
+
+		cr_assert_eq(table_total(dom, "formats-objects", col),
+			     jint(fm, k, "samples"), "%s", k);
+	}
+	cr_assert_eq(occurrences(dom, "class=\"side format-difference\""),
+		     json_array_size(json_object_get(fm, "differences")));
+	snprintf(want, sizeof(want), "differ between SFrame and .eh_frame: %lld of",
+		 (long long)json_integer_value(json_object_get(fm, "walks_differ")));
+	cr_assert(strstr(dom, want), "%s", want);
+	json_decref(j);
+	free(dom);
+	files_remove(&f);
+}
