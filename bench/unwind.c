@@ -10,7 +10,9 @@
  *   4. ns per frame of the .eh_frame proposal's lookup (table search, CIE,
  *      FDE, CFI up to the address, read from this process's memory as the
  *      kernel reads a process's) + the same step, on the same stacks, with
- *      the ratio to SFrame's.
+ *      the ratio to SFrame's;
+ *   5. ns per frame with SFrame synthesized from that .eh_frame
+ *      (--synthesize-sframe) instead of the program's own, and the ratio.
  * Usage: unwind [--quick]
  */
 #include <link.h>
@@ -44,6 +46,7 @@ struct sample {
 struct bench {
 	struct sample samples[NSTACKS];
 	struct emu_registry *registry;
+	struct emu_registry *synth;
 	struct code_sframe_info exe;
 	uint64_t eh_table_start;
 	uint64_t eh_table_end;
@@ -165,12 +168,37 @@ out:
 	return err ? -1 : 0;
 }
 
+/* SFrame made from the registered .eh_frame, alone in b->synth, as --synthesize-sframe makes it. */
+static int register_synthesized(struct bench *b)
+{
+	const struct emu_registration *eh = emu_registry_find_eh_frame(b->registry,
+								      b->exe.text_start);
+	struct emu_sframe_synth_stats st;
+	struct emu_verdict v;
+	uint8_t *data;
+	size_t len;
+	int err;
+
+	b->synth = emu_registry_new(1);
+	if (!b->synth || !eh)
+		return -1;
+	err = emu_sframe_synthesize(&eh->eh_frame, &b->self_mem, b->exe.text_start, &data, &len,
+				    &st);
+	if (!err)
+		err = emu_sframe_synth_register(b->synth, b->exe.text_start, b->exe.text_end, data,
+						len, &v);
+	if (err)
+		fprintf(stderr, "bench/unwind: no synthesized SFrame: %d\n", err);
+	return err ? -1 : 0;
+}
+
 /*
- * Unwind every sample b->reps times with @tables' registrations; returns ns
+ * Unwind every sample b->reps times with @tables' registrations of @r; returns ns
  * per frame, frames in *nframes. The stack copy and (for .eh_frame) the
  * program's tables in place are what the walk reads.
  */
-static double time_walks(struct bench *b, unsigned int tables, unsigned long *nframes)
+static double time_walks(struct bench *b, const struct emu_registry *r, unsigned int tables,
+			 unsigned long *nframes)
 {
 	struct emu_unwind_opts o = { .arch = EMU_ARCH_X86_64, .max_frames = MAX_FRAMES,
 				     .tables = tables };
@@ -190,7 +218,7 @@ static double time_walks(struct bench *b, unsigned int tables, unsigned long *nf
 					  (const void *)(uintptr_t)b->eh_table_start,
 					  b->eh_table_end - b->eh_table_start);
 			mem = emu_mem_image_accessor(&img);
-			emu_unwind(b->registry, &mem, &b->samples[i].regs, &o, frames, &res);
+			emu_unwind(r, &mem, &b->samples[i].regs, &o, frames, &res);
 			total += res.nframes;
 		}
 	}
@@ -200,7 +228,7 @@ static double time_walks(struct bench *b, unsigned int tables, unsigned long *nf
 
 static double time_unwind(struct bench *b, unsigned long *nframes)
 {
-	return time_walks(b, EMU_TABLES_SFRAME, nframes);
+	return time_walks(b, b->registry, EMU_TABLES_SFRAME, nframes);
 }
 
 struct lookups {
@@ -310,22 +338,23 @@ int main(int argc, char **argv)
 	static struct bench b;
 	static const unsigned int counts[] = { 10, 1000, 10000 };
 	struct lookups l;
-	unsigned long frames, eh_frames, sink = 0;
+	unsigned long frames, eh_frames, synth_frames, sink = 0;
 	unsigned int found = 0;
-	double base, ours, lib, eh;
+	double base, ours, lib, eh, synth;
 
 	b.reps = argc > 1 && !strcmp(argv[1], "--quick") ? 2000 : 20000;
 	remote_mem_init(&b.self, getpid(), -1, NULL);
 	b.self_mem = remote_mem_accessor(&b.self);
 	b.registry = emu_registry_new(20000);
-	if (!b.registry || register_exe(&b) || register_eh_frame(&b))
+	if (!b.registry || register_exe(&b) || register_eh_frame(&b) || register_synthesized(&b))
 		return 1;
 	capture_samples(&b);
 	collect_lookups(&b, &l);
 	base = time_unwind(&b, &frames);
 	ours = time_ours(&b, &l, &sink);
 	lib = time_libsframe(&b, &l, &sink, &found);
-	eh = time_walks(&b, EMU_TABLES_EH_FRAME, &eh_frames);
+	eh = time_walks(&b, b.registry, EMU_TABLES_EH_FRAME, &eh_frames);
+	synth = time_walks(&b, b.synth, EMU_TABLES_SYNTHESIZED, &synth_frames);
 	printf("bench/unwind: %d captured stacks, %lu frames per pass, %lu passes\n", NSTACKS,
 	       frames / b.reps, b.reps);
 	printf("  our lookup + unwind step        %8.1f ns/frame\n", base);
@@ -335,9 +364,12 @@ int main(int argc, char **argv)
 	printf("  .eh_frame lookup + CFI + step   %8.1f ns/frame (%lu frames per pass)\n", eh,
 	       eh_frames / b.reps);
 	printf("  ratio .eh_frame / SFrame        %8.2f\n", eh / base);
-	if (eh_frames != frames)
-		fprintf(stderr, "bench/unwind: the .eh_frame walks found %lu frames, SFrame's %lu\n",
-			eh_frames, frames);
+	printf("  synthesized SFrame lookup + step %7.1f ns/frame (%lu frames per pass)\n", synth,
+	       synth_frames / b.reps);
+	printf("  ratio synthesized / SFrame      %8.2f\n", synth / base);
+	if (eh_frames != frames || synth_frames != frames)
+		fprintf(stderr, "bench/unwind: the .eh_frame walks found %lu frames, the "
+				"synthesized %lu, SFrame's %lu\n", eh_frames, synth_frames, frames);
 	printf("  registrations    ns/frame    vs 1 registration\n");
 	printf("  %13u    %8.1f    %6.2f\n", 1u, base, 1.0);
 	for (unsigned int i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
@@ -349,5 +381,6 @@ int main(int argc, char **argv)
 		printf("  %13u    %8.1f    %6.2f\n", counts[i], ns, ns / base);
 	}
 	emu_registry_free(b.registry);
+	emu_registry_free(b.synth);
 	return sink == 42;	/* keeps the timed work observable */
 }

@@ -19,6 +19,7 @@
 #include "registry.h"
 #include "rules.h"
 #include "sframe_section.h"
+#include "sframe_synth.h"
 #include "unwind.h"
 #include "unwind_rule.h"
 
