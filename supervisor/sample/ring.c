@@ -231,7 +231,10 @@ static bool parse_sample(const uint8_t *p, size_t size, bool stack, struct ring_
 	return true;
 }
 
-/* The records of one buffer. */
+/*
+ * The sample records of one buffer: handed to @fn and their room freed, or
+ * only counted when @fn is NULL.
+ */
 static unsigned int drain_one(struct sample_ring *r, uint8_t *base, ring_record_fn fn, void *ctx)
 {
 	struct perf_event_mmap_page *pg = (void *)base;
@@ -248,6 +251,11 @@ static unsigned int drain_one(struct sample_ring *r, uint8_t *base, ring_record_
 		memcpy(&h, data + at, sizeof(h));	/* the header never wraps: 8-aligned */
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;
+		tail += h.size;
+		if (!fn) {
+			n += h.type == PERF_RECORD_SAMPLE;
+			continue;
+		}
 		p = data + at;
 		if (at + h.size > r->data_size) {
 			memcpy(r->scratch, data + at, r->data_size - at);
@@ -261,10 +269,15 @@ static unsigned int drain_one(struct sample_ring *r, uint8_t *base, ring_record_
 			fn(ctx, &rec);
 			n++;
 		}
-		tail += h.size;
 	}
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	if (fn)
+		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
+}
+
+unsigned int ring_pending(struct sample_ring *r)
+{
+	return ring_drain(r, NULL, NULL);
 }
 
 unsigned int ring_drain(struct sample_ring *r, ring_record_fn fn, void *ctx)

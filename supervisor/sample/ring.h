@@ -95,4 +95,19 @@ void ring_close(struct sample_ring *r);
  */
 unsigned int ring_drain(struct sample_ring *r, ring_record_fn fn, void *ctx);
 
+/** ring_pending() - the sample records ring_drain() would hand now (none freed). */
+unsigned int ring_pending(struct sample_ring *r);
+
+/**
+ * ring_keeps() - whether a drain of @n records with room for @room keeps its
+ * @i-th (from 0): all when they fit, else @room of them spread evenly over
+ * the drain (Bresenham), so that a busy supervisor drops samples of every
+ * CPU and thread alike, not the tail of the last buffer drained (which can
+ * be all of one thread's)
+ */
+static inline bool ring_keeps(uint64_t i, uint64_t room, uint64_t n)
+{
+	return n <= room || (i + 1) * room / n > i * room / n;
+}
+
 #endif /* SUPERVISOR_SAMPLE_RING_H */

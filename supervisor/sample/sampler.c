@@ -509,7 +509,8 @@ static void take_record(void *ctx, const struct ring_record *rec)
 	struct sample *smp;
 
 	stats_taken(&sm->stats, rec->pid, rec->tid);
-	if (sm->nqueued == SAMPLER_QUEUE) {
+	if (!ring_keeps(sm->drain_seen++, sm->drain_room, sm->drain_pending) ||
+	    sm->nqueued == SAMPLER_QUEUE) {
 		sm->stats.dropped_busy++;
 		return;
 	}
@@ -562,8 +563,16 @@ int sampler_wait_ms(const struct sampler *sm, int fallback)
 
 void sampler_drain(struct sampler *sm)
 {
-	if (sm && sm->ring_on)
-		ring_drain(&sm->ring, sm->stop_mode ? take_record_stop : take_record, sm);
+	if (!sm || !sm->ring_on)
+		return;
+	if (sm->stop_mode) {
+		ring_drain(&sm->ring, take_record_stop, sm);
+		return;
+	}
+	sm->drain_room = SAMPLER_QUEUE - sm->nqueued;
+	sm->drain_pending = ring_pending(&sm->ring);
+	sm->drain_seen = 0;
+	ring_drain(&sm->ring, take_record, sm);
 }
 
 bool sampler_on_interrupt(struct sampler *sm, struct thread *th)

@@ -48,6 +48,8 @@
  * @lines: the line tables read for the examples' file:line, for the run
  * @status_ns: when the last progress line was written; @status_shown: one was
  * @worker: the thread that walks the queue, and the lock on all of this
+ * @drain_room, @drain_pending, @drain_seen: the drain under way: the queue's
+ *	free slots when it began, the records it found, those handed so far
  * @truth_polled: a process keeps its own chain: the ring is drained every
  *	RING_TRUTH_DRAIN_MS from then on (each of its records asks for a stop;
  *	one stop at a time per thread, so a batch of records would give one
@@ -64,6 +66,9 @@ struct sampler {
 	size_t queue_bytes;
 	unsigned int qhead;
 	unsigned int nqueued;
+	unsigned int drain_room;
+	unsigned int drain_pending;
+	unsigned int drain_seen;
 	struct sample_stats stats;
 	struct walk_buffers buf;
 	const struct run_opts *opts;
