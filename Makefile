@@ -1,6 +1,6 @@
 # codectl-emu — build, test, benchmark and install. GNU make.
 #
-#   make            codectl-run, sframe-verify, the loader module, libemu, tests and benchmarks into build/
+#   make            codectl-run, sframe-verify, sframe-extract, the loader module, libemu, tests and benchmarks into build/
 #   make check      every test, the code suites again under ASan+UBSan, the fuzz smoke run
 #   make demo       build, then run the sampling demo under codectl-run
 #   make help       every target
@@ -89,7 +89,8 @@ endif
 # chromium-headless-shell loads --html's page as a browser does (test-html).
 DEB_PKGS := gcc g++ libc6-dev make pkg-config binutils binutils-dev clang libseccomp-dev \
 	libunwind-dev libelf-dev libdw-dev libcriterion-dev libjansson-dev libcapstone-dev \
-	libc6-dbg lowdown strace man-db groff-base bsdextrautils chromium-headless-shell
+	libc6-dbg lowdown strace man-db groff-base bsdextrautils chromium-headless-shell \
+	zlib1g-dev libzstd-dev
 
 # Installs what is missing (as root) and writes $(1): the flags of this
 # machine's libraries. Arguments: the file, the package list, the compiler.
@@ -176,13 +177,19 @@ SFRAME_VERIFY := $(O)/sframe-verify
 
 # codectl-run: its parts (supervisor/*/) in a library, which tests and
 # benchmarks link through the parts' headers; the top (supervisor/*.c) wires them.
-SUPERVISOR_SRC := $(sort $(filter-out $(SFRAME_VERIFY_MAIN),$(wildcard supervisor/*/*.c)))
+# sframe-extract: supervisor/extract's program.
+SFRAME_EXTRACT_MAIN := supervisor/extract/sframe_extract.c
+SFRAME_EXTRACT := $(O)/sframe-extract
+SUPERVISOR_SRC := $(sort $(filter-out $(SFRAME_VERIFY_MAIN) $(SFRAME_EXTRACT_MAIN),\
+	$(wildcard supervisor/*/*.c)))
 SUPERVISOR_OBJ := $(SUPERVISOR_SRC:%.c=$(O)/obj/%.o)
 LIBSUPERVISOR := $(O)/libsupervisor.a
 RUN_SRC := $(wildcard supervisor/*.c)
 RUN_OBJ := $(RUN_SRC:%.c=$(O)/obj/%.o)
 # what linking the supervisor's oracles, calls and reports needs
-SUPERVISOR_LIBS = -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson $(CAPSTONE_LIBS)
+# emu/'s codecs (file-backed SFrame, sframe_file.c)
+EMU_LIBS := -lzstd -lz
+SUPERVISOR_LIBS = -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson $(CAPSTONE_LIBS) $(EMU_LIBS)
 CODECTL_RUN := $(O)/codectl-run
 # The rtld-audit loader module: loaded into traced programs, so never sanitized.
 AUDIT_SRC := $(wildcard emu/user/audit*.c)
@@ -256,7 +263,7 @@ FUZZ_BINS := $(FUZZ_NAMES:%=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 600
 
 BENCH_BINS := $(O)/bench/unwind $(O)/bench/syscall $(O)/bench/startup $(O)/bench/sample \
-	$(O)/bench/crowd $(O)/bench/verify $(O)/bench/table_bytes
+	$(O)/bench/crowd $(O)/bench/verify $(O)/bench/table_bytes $(O)/bench/sframe_file
 # bench/jit: its own fragment (a JIT writer program and the lookup benchmark).
 include bench/jit.mk
 # bench/startup: a program linked against 20 libraries with .sframe.
@@ -271,7 +278,7 @@ VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 MAN_SRC := $(wildcard docs/*.[1-8].md)
 MAN_PAGES := $(MAN_SRC:docs/%.md=$(B)/man/%)
 
-ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(SFRAME_VERIFY) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
+ALL_BINS := $(LIBEMU) $(CODECTL_RUN) $(SFRAME_VERIFY) $(SFRAME_EXTRACT) $(AUDIT_SO) $(LOADER_PROGS) $(LOADER_BIN) $(ABI_DEMO) \
 	$(SAMPLING_DEMO) $(CORPUS_BINS) $(CORPUS_TEST) $(JIT_BINS) $(VERDICT_BINS) $(VERIFY_TEST) $(ABI_BIN) $(E2E_PROG) \
 	$(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(SECURITY_LIB) $(SECURITY_PROG) $(E2E_BIN) \
 	$(UNIT_BIN) $(DIFF_BIN) $(DIFF_OBJS) $(LIVE_BINS) $(BENCH_BINS) $(HTML_TEST)
@@ -318,6 +325,8 @@ $(INSTALL_RUN): $(O)/install/main.o $(filter-out %/main.o,$(RUN_OBJ)) $(LIBSUPER
 
 $(SFRAME_VERIFY): $(SFRAME_VERIFY_MAIN:%.c=$(O)/obj/%.o) $(LIBSUPERVISOR) $(LIBEMU)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ $(SUPERVISOR_LIBS)
+$(SFRAME_EXTRACT): $(SFRAME_EXTRACT_MAIN:%.c=$(O)/obj/%.o) $(LIBSUPERVISOR) $(LIBEMU)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lelf $(EMU_LIBS)
 
 $(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
@@ -329,7 +338,7 @@ $(AUDIT_SO): $(AUDIT_SRC) $(wildcard emu/user/*.h) $(PUBLIC_HDRS)
 $(ABI_BIN): $(ABI_SRC) $(ABI_HDRS) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Iinclude -Itests/lib $(PROG_CFLAGS) -Wa,--gsframe \
-		$(ABI_SRC) -o $@ $(PROG_LDFLAGS) -lpthread
+		$(ABI_SRC) -o $@ $(PROG_LDFLAGS) -lpthread -lz
 
 $(LOADER_DIR)/libnosf.so: tests/loader/libnosf.c
 	@mkdir -p $(@D)
@@ -375,6 +384,8 @@ $(LOADER_BIN): $(LOADER_TEST_SRC) $(wildcard tests/loader/*.h) tests/e2e/run_hel
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -Itests/e2e -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DLOADER_DIR='"$(abspath $(LOADER_DIR))"' -DAUDIT_SO='"$(abspath $(AUDIT_SO))"' \
+		-DSAMPLING_DEMO='"$(abspath $(SAMPLING_DEMO))"' \
+		-DSFRAME_EXTRACT='"$(abspath $(SFRAME_EXTRACT))"' \
 		-DOTHER_AUDIT_SO='"$(abspath $(LOADER_DIR))/other-audit.so"' \
 		$(DRIVER_CFLAGS) $(LOADER_TEST_SRC) -o $@ $(DRIVER_LDFLAGS) -lcriterion -ljansson
 
@@ -414,7 +425,7 @@ $(SECURITY_PROG): tests/e2e/security_prog.c
 
 # e2e-prog with its .sframe written again as SFrame v1, whatever the assembler emits.
 $(SFRAME_V1_COPY): $(O)/obj/tests/e2e/sframe_v1_copy.o $(TESTLIB_OBJ) $(LIBEMU)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lelf
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lelf $(EMU_LIBS)
 $(E2E_PROG_V1): $(E2E_PROG) $(SFRAME_V1_COPY)
 	$(call say,GEN,$@)$(SFRAME_V1_COPY) $< $@
 
@@ -444,13 +455,13 @@ $(DIFF_OBJS): $(DIFF_SRC)
 $(O)/obj/tests/diff/libsframe_diff.o: ALL_CPPFLAGS += -DDIFF_OBJ_DIR='"$(abspath $(B)/diff-objs)"'
 $(DIFF_BIN): $(O)/obj/tests/diff/libsframe_diff.o $(TESTLIB_OBJ) $(LIBEMU)
 	@mkdir -p $(@D)
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) $^ -o $@ -lcriterion -lsframe -lelf $(EMU_LIBS)
 
 $(LIVE_BINS): $(O)/tests/unwind-live-%: $(LIVE_SRC) $(LIBSUPERVISOR) $(LIBEMU)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib $(UNWIND_CFLAGS) -std=gnu11 $(WARN) \
 		$(CFLAGS) -$* $(SANFLAGS) $(DEPFLAGS) -Wa,--gsframe $^ -o $@ $(ALL_LDFLAGS) \
-		-lcriterion $(UNWIND_LIBS)
+		-lcriterion $(UNWIND_LIBS) $(EMU_LIBS)
 
 # ---------------------------------------------------------------- tests
 
@@ -496,6 +507,7 @@ test-abi: $(ABI_BIN) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(ABI_BIN))
 	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip --suite codectl)
 	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip --suite eh_frame_register)
+	$(call run_test,$(CODECTL_RUN) -q -- $(ABI_BIN) --no-skip --suite sframe_file)
 	$(call run_test,$(CODECTL_RUN) -q --strict --sframe-validation -- $(ABI_BIN) --no-skip \
 		--eh-frame-validation --suite eh_frame_register)
 	$(call run_test,$(CODECTL_RUN) -q --strict --prctl-sframe -- $(ABI_BIN) --no-skip \
@@ -519,7 +531,8 @@ check-arch: $(SUPERVISOR_OBJ) $(RUN_OBJ)
 test-e2e: $(E2E_BIN) $(E2E_PROG) $(E2E_PROG_V1) $(SAMPLE_PROG) $(KERNEL_PROG) $(SECURITY_LIB) \
 		$(SECURITY_PROG) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(E2E_BIN) --jobs 2)
-test-loader: $(LOADER_BIN) $(LOADER_PROGS) $(CODECTL_RUN) $(AUDIT_SO)
+test-loader: $(LOADER_BIN) $(LOADER_PROGS) $(CODECTL_RUN) $(AUDIT_SO) $(SAMPLING_DEMO) \
+		$(SFRAME_EXTRACT)
 	$(call run_test,$(LOADER_BIN) --jobs 2)
 test-corpus: $(CORPUS_TEST) $(CORPUS_BINS) $(CORPUS_LIBS) $(CODECTL_RUN) $(AUDIT_SO)
 	$(call run_test,$(CORPUS_TEST) --jobs 2)
@@ -539,7 +552,7 @@ test-man: tests/man/check-man.sh $(MAN_PAGES)
 test-html: $(HTML_DEPS)
 	$(call run_test,$(HTML_TEST))
 # make install into a DESTDIR with every directory variable, checked file by file.
-test-install: tests/install/check-install.sh $(CODECTL_RUN) $(AUDIT_SO)
+test-install: tests/install/check-install.sh $(CODECTL_RUN) $(AUDIT_SO) $(SFRAME_EXTRACT)
 	$(call run_test,tests/install/check-install.sh $(CODECTL_RUN))
 
 define newline
@@ -567,7 +580,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(EMU_SRC) $(TESTLIB_SRC) $(wildcard emu/*.h tests/l
 		tests/fuzz/*.h) $(PUBLIC_HDRS)
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $< $(EMU_SRC) $(TESTLIB_SRC) -o $@ -lelf
+		-fno-sanitize-recover=all $< $(EMU_SRC) $(TESTLIB_SRC) -o $@ -lelf $(EMU_LIBS)
 
 # fuzz_verify: the verifier too (supervisor/verify without the program and codectl-run's part)
 FUZZ_VERIFY_SRC := $(filter-out $(SFRAME_VERIFY_MAIN) supervisor/verify/session.c,\
@@ -577,14 +590,15 @@ $(B)/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c $(FUZZ_VERIFY_SRC) $(EMU_SRC) $(
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all $< $(FUZZ_VERIFY_SRC) $(EMU_SRC) $(TESTLIB_SRC) -o $@ \
-		-ldw -lelf $(CAPSTONE_LIBS) -ljansson
+		-ldw -lelf $(CAPSTONE_LIBS) -ljansson $(EMU_LIBS)
 
 # Seeds: the writer's sections, calls, hand-made functions with rows (make_seeds), and
-# each vector's .sframe (fuzz_sframe) and whole file (fuzz_verify, after a byte 1).
-$(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC)
+# each vector's .sframe (fuzz_sframe: also some as zstd block data) and whole file
+# (fuzz_verify, after a byte 1).
+$(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_SRC) $(SFRAME_EXTRACT)
 	@mkdir -p $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify $(@D)/fuzz_eh_frame
 	$(call say,CC,$(@D)/make_seeds)$(CC) $(FUZZ_FLAGS) tests/fuzz/make_seeds.c $(EMU_SRC) \
-		$(TESTLIB_SRC) -o $(@D)/make_seeds -lelf
+		$(TESTLIB_SRC) -o $(@D)/make_seeds -lelf $(EMU_LIBS)
 	$(@D)/make_seeds $(@D)/fuzz_sframe $(@D)/fuzz_codectl $(@D)/fuzz_verify \
 		$(@D)/fuzz_eh_frame
 	@for f in $(VECTORS); do \
@@ -592,6 +606,10 @@ $(B)/fuzz/seeds/.done: $(VECTORS) tests/fuzz/make_seeds.c $(EMU_SRC) $(TESTLIB_S
 			$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).sframe; \
 		{ printf '\001'; cat $$f; } \
 			>$(@D)/fuzz_verify/$$(basename $$(dirname $$f))-$$(basename $$f).elf; done
+	@for f in $(filter %-O2-nofp,$(VECTORS)); do \
+		z=$(@D)/fuzz_sframe/$$(basename $$(dirname $$f))-$$(basename $$f).zst; \
+		$(SFRAME_EXTRACT) -z zstd -b 4096 -o $$z.file $$f >/dev/null && \
+		tail -c +129 $$z.file >$$z && rm -f $$z.file; done
 	@touch $@
 
 # make fuzz FUZZ_SECONDS=N: every target for N s (default 600), side by side, its
@@ -661,6 +679,25 @@ $(STARTUP_PROG): bench/startup/startup_prog.c $(STARTUP_LIBS)
 	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) \
 		-L$(STARTUP_DIR) $(STARTUP_NUMS:%=-lstart%) -Wl,-rpath,'$$ORIGIN'
 
+# bench/sframe_file: a program running the code of 20 libraries of 400 functions each.
+SFFILE_DIR := $(O)/bench/sframe_file.d
+SFFILE_LIBS := $(STARTUP_NUMS:%=$(SFFILE_DIR)/libsf%.so)
+SFFILE_PROG := $(SFFILE_DIR)/sframe-file-prog
+$(SFFILE_DIR)/libsf%.so: bench/sframe_file/lib.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -DLIB=$* -fPIC -shared -Wa,--gsframe $< -o $@ \
+		$(PROG_LDFLAGS)
+$(SFFILE_PROG): bench/sframe_file/prog.c $(SFFILE_LIBS)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -Wa,--gsframe $< -o $@ $(PROG_LDFLAGS) \
+		-L$(SFFILE_DIR) $(STARTUP_NUMS:%=-lsf%) -Wl,-rpath,'$$ORIGIN'
+$(O)/bench/sframe_file: bench/sframe_file.c tests/lib/elf_sframe.c $(LIBSUPERVISOR) $(LIBEMU) \
+		$(SFFILE_PROG) $(CODECTL_RUN) $(AUDIT_SO) $(SFRAME_EXTRACT)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(ALL_CPPFLAGS) -Itests/lib -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
+		-DSFFILE_DIR='"$(abspath $(SFFILE_DIR))"' \
+		-DSFRAME_EXTRACT='"$(abspath $(SFRAME_EXTRACT))"' $(ALL_CFLAGS) \
+		$(filter %.c %.a,$^) -o $@ $(ALL_LDFLAGS) $(SUPERVISOR_LIBS)
+
 $(O)/bench/crowd: bench/crowd.c $(E2E_PROG) $(CODECTL_RUN)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
@@ -683,6 +720,7 @@ bench-smoke: $(BENCH_BINS)
 	$(call run_test,$(O)/bench/jit --quick)
 	$(call run_test,$(O)/bench/verify -t 0.05)
 	$(call run_test,$(O)/bench/table_bytes --quick)
+	$(call run_test,$(O)/bench/sframe_file --quick)
 
 .PHONY: bench
 bench: $(BENCH_BINS)
@@ -711,7 +749,7 @@ $(B)/man/%: docs/%.md docs/md2man.sh
 	@mkdir -p $(@D)
 	$(call say,MAN,$@)docs/md2man.sh $* < $< > $@.tmp && mv $@.tmp $@
 
-INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h \
+INSTALL_HDRS := include/codectl.h include/codectl_jit.h include/codectl_truth.h include/codectl_sframe_file.h \
 	include/sframe_register.h include/stacktrace_setup.h include/eh_frame_register.h
 # The emulated kernel's uapi headers, kept out of INCLUDEDIR/linux (which is
 # linux-libc-dev's under PREFIX=/usr); pkg-config --cflags names their directory.
@@ -734,16 +772,17 @@ $(PC_FILE): $(INSTALL_DIRS_STAMP)
 
 # Exactly what install writes, for uninstall.
 MAN_INSTALLED = $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
-INSTALLED = $(BINDIR)/codectl-run $(BINDIR)/sframe-verify \
+INSTALLED = $(BINDIR)/codectl-run $(BINDIR)/sframe-verify $(BINDIR)/sframe-extract \
 	$(LIBDIR)/codectl-emu/libcodectl-audit.so \
 	$(INSTALL_HDRS:include/%=$(INCLUDEDIR)/%) $(INSTALL_UAPI_HDRS:include/%=$(UAPI_DIR)/%) \
 	$(PKGCONFIGDIR)/codectl-emu.pc $(MAN_INSTALLED) $(DOC_FILES:%=$(DOCDIR)/%)
 
 .PHONY: install uninstall installed-files FORCE
 FORCE:
-install: $(INSTALL_RUN) $(SFRAME_VERIFY) $(AUDIT_SO) $(MAN_PAGES) $(PC_FILE)
+install: $(INSTALL_RUN) $(SFRAME_VERIFY) $(SFRAME_EXTRACT) $(AUDIT_SO) $(MAN_PAGES) $(PC_FILE)
 	install -D -m 755 $(INSTALL_RUN) $(I)$(BINDIR)/codectl-run
 	install -D -m 755 $(SFRAME_VERIFY) $(I)$(BINDIR)/sframe-verify
+	install -D -m 755 $(SFRAME_EXTRACT) $(I)$(BINDIR)/sframe-extract
 	install -D -m 644 $(AUDIT_SO) $(I)$(LIBDIR)/codectl-emu/libcodectl-audit.so
 	install -d $(I)$(INCLUDEDIR) $(I)$(UAPI_DIR)/linux $(I)$(PKGCONFIGDIR) $(I)$(DOCDIR)/docs
 	install -m 644 $(INSTALL_HDRS) $(I)$(INCLUDEDIR)/
@@ -770,7 +809,7 @@ clean:
 
 help:
 	@echo 'make [V=1] [SAN=asan] [CC=...] [CFLAGS=...] TARGET'
-	@echo '  all          codectl-run, sframe-verify, the loader module, libemu, man pages, tests,'
+	@echo '  all          codectl-run, sframe-verify, sframe-extract, the loader module, libemu, man pages, tests,'
 	@echo '               benchmarks'
 	@echo '  demo         the sampling demo under codectl-run'
 	@echo '  demo-jit     the example JIT under codectl-run, its stacks checked'
@@ -800,7 +839,7 @@ help:
 	@echo '  fuzz-smoke   run them side by side for 25 s'
 	@echo '  bench        run the benchmarks'
 	@echo '  bench-smoke  every benchmark once in its quick mode (part of make check)'
-	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, sframe-verify, the loader module, headers,'
+	@echo '  install      PREFIX=$(PREFIX) DESTDIR=: codectl-run, sframe-verify, sframe-extract, the loader module, headers,'
 	@echo '               man pages, pkg-config file'
 	@echo '  uninstall    remove what install wrote'
 	@echo '  deps         install the Debian packages (as root) and write build/config.mk'

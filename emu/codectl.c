@@ -17,6 +17,7 @@ struct emu_policy emu_policy_default(void)
 		.profile = EMU_PROFILE_EMULATOR,
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
 		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
+		.max_sframe_cache = EMU_BLOCK_CACHE_DEFAULT,
 	};
 }
 
@@ -91,6 +92,21 @@ int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *s
 		return err;
 	err = emu_attach_sframe(p, sp, reg, info->sframe_start, info->sframe_end, res);
 	return emu_stage_register(sp, reg, err, res);
+}
+
+static int do_register_sframe_file(const struct emu_policy *p, const struct emu_space *sp,
+				   const struct emu_call *c, struct emu_call_result *res)
+{
+	struct code_sframe_file_info *info = &res->args.sframe_file;
+	int err;
+
+	if (emu_profile_is_kernel(p->profile))
+		return emu_reject(&res->verdict, EMU_R_OPTION, "CODE_REGISTER_SFRAME_FILE is the "
+				  "emulator's proposal: no kernel profile has it");
+	err = read_info(sp, c, info, sizeof(*info), CODE_SFRAME_FILE_INFO_SIZE_VER0, res);
+	if (err)
+		return err;
+	return emu_do_register_sframe_file(p, sp, info, res);
 }
 
 static int do_register_elf(const struct emu_policy *p, const struct emu_space *sp,
@@ -217,6 +233,8 @@ static int prepare(const struct emu_policy *p, const struct emu_space *sp,
 		return do_register_jit(p, sp, c, res);
 	case CODE_REGISTER_SFRAME:
 		return do_register_sframe(p, sp, c, res);
+	case CODE_REGISTER_SFRAME_FILE:
+		return do_register_sframe_file(p, sp, c, res);
 	default:
 		return emu_reject(&res->verdict, EMU_R_OPTION, "unknown option %u", c->option);
 	}

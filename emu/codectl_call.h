@@ -18,6 +18,7 @@
 #include "mappings.h"
 #include "registry.h"
 #include "rules.h"
+#include "sframe_file.h"
 #include "sframe_section.h"
 
 /* Largest SFrame section copied at registration, in bytes (configurable). */
@@ -38,6 +39,8 @@
  *	.eh_frame_hdr's every table entry and FDE at registration
  *	(CONFIG_EH_FRAME_VALIDATION; off: the header only), in any profile
  *	(codectl-run takes the option with --kernel v16 only)
+ * @max_sframe_cache: bytes of SFrame read from files (CODE_REGISTER_SFRAME_FILE)
+ *	one address space keeps resident, decompressed (block_cache.h)
  *
  * In the v16 profile a section is registered as the kernel registers it; the
  * caps only decide whether the emulator also keeps a copy of it (for
@@ -48,17 +51,34 @@ struct emu_policy {
 	enum emu_profile profile;
 	size_t max_sframe_size;
 	uint64_t max_sframe_total;
+	uint64_t max_sframe_cache;
 	bool sframe_validation;
 };
 
-/** emu_policy_default() - x86_64, the emulator profile, 64 MiB sections, 1 GiB in all. */
+/**
+ * emu_policy_default() - x86_64, the emulator profile, 64 MiB sections, 1 GiB
+ * in all, 8 MiB of file-backed SFrame resident
+ */
 struct emu_policy emu_policy_default(void);
+
+/**
+ * struct emu_files - the caller's file descriptors, as the kernel's fdget()
+ * @get: the file open at @fd in the caller: 0 with @f filled (the callee's
+ *	to release or hand on), -EBADF when @fd is not open there, or another
+ *	negative errno when the emulator could not take it (EMFILE: answered
+ *	EAGAIN, the emulator's own failure)
+ */
+struct emu_files {
+	int (*get)(void *ctx, int fd, struct emu_file *f);
+	void *ctx;
+};
 
 /**
  * struct emu_space - the calling process as the emulated kernel sees it
  * @registry: its address space's registrations (modified by calls)
  * @mem: reads its memory
  * @maps: its mappings, current as of the call
+ * @files: its file descriptors (NULL: none can be taken, every fd is EBADF)
  * @maps_cached: @maps may be older than the call (a supervisor's cache; never
  *	in a kernel): a new registration does not take the identity of the
  *	mapping holding its text from them, but learns it at the next
@@ -68,6 +88,7 @@ struct emu_space {
 	struct emu_registry *registry;
 	const struct emu_accessor *mem;
 	const struct emu_mappings *maps;
+	const struct emu_files *files;
 	bool maps_cached;
 };
 
@@ -123,6 +144,7 @@ struct emu_call_result {
 	union {
 		struct code_elf_info elf;
 		struct code_sframe_info sframe;
+		struct code_sframe_file_info sframe_file;
 		struct code_jit_info jit;
 		struct sframe_setup setup;
 		struct eh_frame_setup eh_setup;

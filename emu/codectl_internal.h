@@ -45,6 +45,11 @@ int emu_do_register_sframe(const struct emu_policy *p, const struct emu_space *s
 			   const struct code_sframe_info *info, unsigned int origin,
 			   struct emu_call_result *res);
 
+/* CODE_REGISTER_SFRAME_FILE with the struct read (codectl_file.c). */
+int emu_do_register_sframe_file(const struct emu_policy *p, const struct emu_space *sp,
+				const struct code_sframe_file_info *info,
+				struct emu_call_result *res);
+
 int emu_do_register_elf(const struct emu_policy *p, const struct emu_space *sp,
 			const struct code_elf_info *info, struct emu_call_result *res);
 

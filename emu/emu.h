@@ -9,6 +9,8 @@
 
 #include "accessor.h"
 #include "arch.h"
+#include "block_cache.h"
+#include "build_id.h"
 #include "codectl_call.h"
 #include "copy_struct.h"
 #include "jit.h"
@@ -18,6 +20,7 @@
 #include "profile.h"
 #include "registry.h"
 #include "rules.h"
+#include "sframe_file.h"
 #include "sframe_section.h"
 #include "sframe_synth.h"
 #include "unwind.h"

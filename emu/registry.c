@@ -32,6 +32,7 @@ struct emu_registry {
 	bool inclusive_end;
 	uint64_t sframe_bytes;
 	struct emu_sframe_cache cache;
+	struct emu_block_cache *blocks;
 };
 
 /* Number of entries starting below @addr (or at it, with @or_equal). */
@@ -228,7 +229,7 @@ static struct emu_registration *take_aspect(struct emu_registry *r, uint64_t tex
 	reg->aspects &= ~aspect;
 	if (aspect == EMU_ASPECT_UNWIND) {
 		if (reg->sframe)
-			r->sframe_bytes -= emu_sframe_size(reg->sframe);
+			r->sframe_bytes -= emu_sframe_kept(reg->sframe);
 		emu_sframe_put(reg->sframe);
 		reg->sframe = NULL;
 		emu_jit_index_free(reg->jit_index);
@@ -279,7 +280,7 @@ int emu_registry_insert(struct emu_registry *r, struct emu_registration *reg,
 		if (reg->aspects & (1u << i))
 			index_insert(&r->index[i], reg);
 	if (reg->sframe)
-		r->sframe_bytes += emu_sframe_size(reg->sframe);
+		r->sframe_bytes += emu_sframe_kept(reg->sframe);
 	r->count++;
 	r->limited += emu_origin_limited(reg->origin);
 	return 0;
@@ -391,6 +392,18 @@ struct emu_sframe_cache *emu_registry_sframe_cache(struct emu_registry *r)
 	return &r->cache;
 }
 
+struct emu_block_cache *emu_registry_block_cache(struct emu_registry *r, uint64_t budget)
+{
+	if (!r->blocks)
+		r->blocks = emu_block_cache_new(budget);
+	return r->blocks;
+}
+
+struct emu_block_cache_stats emu_registry_file_stats(const struct emu_registry *r)
+{
+	return r->blocks ? emu_block_cache_stats(r->blocks) : (struct emu_block_cache_stats){ 0 };
+}
+
 uint64_t emu_registry_sframe_bytes(const struct emu_registry *r)
 {
 	return r->sframe_bytes;
@@ -463,5 +476,6 @@ void emu_registry_free(struct emu_registry *r)
 	emu_registry_clear(r);
 	for (int i = 0; i < NINDEX; i++)
 		free(r->index[i].v);
+	emu_block_cache_put(r->blocks);
 	free(r);
 }

@@ -18,6 +18,7 @@
 #include "mappings.h"
 #include "rules.h"
 #include "sframe_cache.h"
+#include "sframe_file.h"
 #include "sframe_kernel.h"
 #include "sframe_section.h"
 
@@ -223,7 +224,20 @@ void emu_registry_clear(struct emu_registry *r);
 /** emu_registry_count() - number of registrations. */
 size_t emu_registry_count(const struct emu_registry *r);
 
-/** emu_registry_sframe_bytes() - bytes of SFrame sections its registrations hold. */
+/**
+ * emu_registry_block_cache() - the address space's budget for SFrame read
+ * from files (block_cache.h), made with @budget bytes at the first call
+ * Return: the cache (the registry's reference), or NULL on ENOMEM.
+ */
+struct emu_block_cache *emu_registry_block_cache(struct emu_registry *r, uint64_t budget);
+
+/** emu_registry_file_stats() - what its budget for SFrame read from files did (zeros: none used). */
+struct emu_block_cache_stats emu_registry_file_stats(const struct emu_registry *r);
+
+/**
+ * emu_registry_sframe_bytes() - bytes of SFrame sections its registrations
+ * hold for good (a file-backed one: its header and FDE table)
+ */
 uint64_t emu_registry_sframe_bytes(const struct emu_registry *r);
 
 /** emu_registry_sframe_cache() - the address space's cache of validated sections. */

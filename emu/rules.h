@@ -54,6 +54,22 @@
 	X(JIT_FRE_SIZE, "jit-fre-size", EINVAL, "fre_size < CODE_JIT_FRE_SIZE_VER0") \
 	X(JIT_FRE_STRIDE, "jit-fre-stride", EINVAL, "fre_stride < fre_size or not a multiple of 4") \
 	X(KERNEL_REFUSES, "kernel-refuses", EINVAL, "kernel profile, one of its acceptance rules") \
+	/* CODE_REGISTER_SFRAME_FILE: the file and its data */ \
+	X(FILE_FLAGS, "file-flags", EINVAL, "CODE_REGISTER_SFRAME_FILE with flags != 0") \
+	X(FILE_COMPRESSION, "file-compression", EINVAL, "compression not NONE, ZLIB or ZSTD") \
+	X(FILE_SIZES, "file-sizes", EINVAL, \
+	  "length 0, size other than length without compression, or offset + length wraps") \
+	X(FILE_FD, "file-fd", EBADF, "fd not open in the caller, or not open for reading") \
+	X(FILE_NOT_REGULAR, "file-not-regular", EINVAL, "fd not a regular file") \
+	X(FILE_MAY_BLOCK, "file-may-block", EOPNOTSUPP, \
+	  "the file on a filesystem whose reads can wait on a process (FUSE, network)") \
+	X(FILE_RANGE, "file-range", EINVAL, "offset + length past the file's end") \
+	X(FILE_READ, "file-read", EIO, "the file's data could not be read") \
+	X(FILE_BLOCKS, "file-blocks", EINVAL, \
+	  "compressed data: a bad header or block index, or a block that does not " \
+	  "decompress to its size") \
+	X(BUILD_ID_MISMATCH, "build-id-mismatch", EINVAL, \
+	  "the text's object has another build id, or none") \
 	/* the registry */ \
 	X(OVERLAP, "overlap", EEXIST, "overlaps a registration with the same aspect") \
 	X(LIMIT, "limit", ENOSPC, "per-process registration limit reached") \

@@ -217,6 +217,24 @@ enum emu_rule emu_sf_decode_fde(const struct emu_sframe_section *s, uint32_t idx
 	return EMU_R_OK;
 }
 
+enum emu_rule emu_sf_decode_fde_entry(const struct emu_sframe_section *s, uint32_t idx,
+				      struct emu_sframe_fde *fde)
+{
+	const uint8_t *e = s->data + s->fdes_pos + (size_t)idx * s->fde_size;
+	uint32_t fre_off;
+
+	if (s->hdr.version != 3)
+		return emu_sf_decode_fde(s, idx, fde);
+	*fde = (struct emu_sframe_fde){
+		.func_start = emu_sf_fde_func_start(s, idx),
+		.func_size = sf_u32(e + EMU_SF_V3_IDX_SIZE),
+	};
+	fre_off = sf_u32(e + EMU_SF_V3_IDX_FRE_OFF);
+	if (fre_off > s->hdr.fre_len || s->hdr.fre_len - fre_off < EMU_SF_V3_ATTR_SIZE)
+		return EMU_R_SF_FDE_FRES;
+	return EMU_R_OK;
+}
+
 static void read_words(int32_t *w, const uint8_t *p, unsigned int n, unsigned int size)
 {
 	unsigned int i;

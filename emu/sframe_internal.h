@@ -22,7 +22,13 @@
  *	such an FDE and where its FREs' byte offsets start in @fre_pos (owned)
  * @index_fdes, @index_fres: how many FDEs and FREs the index needs (counted
  *	during validation)
+ * @store: where a file-backed section's bytes come from (sframe_file.c), NULL
+ *	for a copy; @data is then a mapping its blocks are read into, which
+ *	holds only the header and FDE table until a lookup fetches FREs
+ *	(emu_sf_store_fetch())
  */
+struct emu_sframe_store;
+
 struct emu_sframe_section {
 	unsigned int refs;
 	uint8_t *data;
@@ -40,6 +46,7 @@ struct emu_sframe_section {
 	uint32_t *fre_pos;
 	uint32_t index_fdes;
 	uint32_t index_fres;
+	struct emu_sframe_store *store;
 };
 
 #define EMU_SF_INDEX_MIN 32
@@ -76,6 +83,25 @@ int emu_sf_check_fde_text(struct emu_sframe_section *s, const struct emu_sframe_
 int emu_sf_check_fre_start(struct emu_verdict *v, uint32_t i, uint32_t j,
 			   const struct emu_sframe_fde *fde,
 			   const struct emu_sframe_fre *fre, uint32_t prev);
+
+/*
+ * FDE @idx of a file-backed section into @fde, its attribute record (v3)
+ * and FREs made resident, its FREs checked the first time (sframe_file.c).
+ * Return: 0, or -EFAULT with emu_sframe_file_fault() saying why.
+ */
+int emu_sf_store_fetch(const struct emu_sframe_section *s, uint32_t idx,
+		       struct emu_sframe_fde *fde);
+
+/* Free a file-backed section's store (emu_sframe_put()). */
+void emu_sf_store_free(struct emu_sframe_store *st);
+
+/* Every rule of FDE @i's FREs (sframe_validate.c); 0 or the rule's errno with @v set. */
+int emu_sf_validate_fres(const struct emu_sframe_section *s, uint32_t i,
+			 const struct emu_sframe_fde *fde, struct emu_verdict *v);
+
+/* v3: FDE @idx's index entry only (start, size, where its record is); v1/v2 the whole FDE. */
+enum emu_rule emu_sf_decode_fde_entry(const struct emu_sframe_section *s, uint32_t idx,
+				      struct emu_sframe_fde *fde);
 
 /* Index of the last FDE starting at or below @ip (sframe_lookup.c); -ENOENT if none. */
 int emu_sf_find_fde_index(const struct emu_sframe_section *s, uint64_t ip, uint32_t *idx);

@@ -78,6 +78,8 @@ int emu_sframe_fde_at(const struct emu_sframe_section *s, uint32_t idx,
 {
 	if (idx >= s->hdr.num_fdes)
 		return -ENOENT;
+	if (s->store)
+		return emu_sf_store_fetch(s, idx, fde);
 	return emu_sf_decode_fde(s, idx, fde) ? -EFAULT : 0;
 }
 

@@ -44,7 +44,10 @@ void emu_sframe_put(struct emu_sframe_section *s)
 		return;
 	free(s->big);
 	free(s->fre_pos);
-	free(s->data);
+	if (s->store)
+		emu_sf_store_free(s->store);
+	else
+		free(s->data);
 	free(s);
 }
 

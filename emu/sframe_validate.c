@@ -68,7 +68,7 @@ int emu_sf_check_fre_start(struct emu_verdict *v, uint32_t i, uint32_t j,
 	return 0;
 }
 
-static int validate_fres(const struct emu_sframe_section *s, uint32_t i,
+int emu_sf_validate_fres(const struct emu_sframe_section *s, uint32_t i,
 			 const struct emu_sframe_fde *fde, struct emu_verdict *v)
 {
 	struct emu_sframe_fre fre;
@@ -136,7 +136,7 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 	int err;
 
 	for (i = 0; i < s->hdr.num_fdes; i++) {
-		r = emu_sf_decode_fde(s, i, &fde);
+		r = s->store ? emu_sf_decode_fde_entry(s, i, &fde) : emu_sf_decode_fde(s, i, &fde);
 		if (r)
 			return emu_sf_fde_fail(v, r, i, &fde);
 		if (i > 0 && fde.func_start <= prev)
@@ -151,7 +151,7 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 					  i, (unsigned long long)fde.func_start, i - 1,
 					  (unsigned long long)prev_end);
 		fres += fde.num_fres;
-		if (fde.num_fres > EMU_SF_INDEX_MIN) {
+		if (fde.num_fres > EMU_SF_INDEX_MIN && !s->store) {
 			s->index_fdes++;
 			s->index_fres += fde.num_fres;
 		}
@@ -160,8 +160,8 @@ static int validate_fdes(struct emu_sframe_section *s, const struct emu_sframe_p
 					  "FDE %u: FRE counts add up beyond the header's %u FREs", i,
 					  s->hdr.num_fres);
 		err = emu_sf_check_fde_text(s, p, i, &fde, v);
-		if (!err)
-			err = validate_fres(s, i, &fde, v);
+		if (!err && !s->store)	/* a file's FREs: at first use */
+			err = emu_sf_validate_fres(s, i, &fde, v);
 		if (err)
 			return err;
 		prev = fde.func_start;

@@ -240,11 +240,18 @@ static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const st
 		.text_end = reg->text_end, .arch = o->arch, .profile = o->profile,
 	};
 
+	const struct emu_verdict *fault;
+	int err;
+
 	if (o->profile == EMU_PROFILE_V16)
 		return emu_ksframe_find(&reg->ksframe, w->mem, w->arch, ip, rule, why);
 	if (o->profile == EMU_PROFILE_V13)
 		return emu_sframe_find_rule_live(reg->sframe, &p, w->mem, ip, rule, why);
-	return emu_sframe_find_rule(reg->sframe, ip, rule);
+	err = emu_sframe_find_rule(reg->sframe, ip, rule);
+	fault = err == -EFAULT ? emu_sframe_file_fault(reg->sframe) : NULL;
+	if (fault)
+		*why = *fault;
+	return err;
 }
 
 /*
@@ -253,19 +260,21 @@ static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const st
  * EFAULT (a function outside the text is EINVAL there: codectl-abi.md,
  * "Lifecycle and unwind-time failures"). An .eh_frame registration
  * (@eh_frame) is removed in every profile: its one series does so, and the
- * emulator keeps no copy of it to go on with.
+ * emulator keeps no copy of it to go on with; so is a section read from a
+ * file (CODE_REGISTER_SFRAME_FILE), whose FREs are checked when first read.
  */
 static void lookup_failed(const struct emu_registration *reg, bool eh_frame,
 			  const struct emu_verdict *why, enum emu_profile profile,
 			  struct emu_unwind_result *res)
 {
 	struct emu_removal *rm = &res->removals[res->nremovals];
+	bool from_file = reg->sframe && emu_sframe_is_file(reg->sframe);
 
 	if (!res->corrupt) {
 		res->corrupt = true;
 		res->corrupt_text_start = reg->text_start;
 	}
-	if ((!eh_frame && !emu_profile_is_kernel(profile)) ||
+	if ((!eh_frame && !emu_profile_is_kernel(profile) && !from_file) ||
 	    (!eh_frame && reg->unwind_kind != EMU_UNWIND_SFRAME) ||
 	    (profile == EMU_PROFILE_V13 && why->rule == EMU_R_SF_FDE_TEXT) ||
 	    res->nremovals == EMU_UNWIND_MAX_REMOVALS)

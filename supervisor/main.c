@@ -410,7 +410,7 @@ static void find_loader_module(struct run *r)
 /*
  * What the loader module is told besides LD_AUDIT (--loader-abi): the
  * interface it registers with and the numbers trapped (sframe_register's,
- * eh_frame_register's).
+ * eh_frame_register's); where SFrame files are (--sframe-path).
  */
 static void loader_env(struct run *r, const char **env)
 {
@@ -429,6 +429,11 @@ static void loader_env(struct run *r, const char **env)
 		env[n++] = r->loader_env[1];
 		env[n++] = r->loader_env[2];
 	}
+	if (r->opts.sframe_path) {
+		snprintf(r->sframe_path_env, sizeof(r->sframe_path_env), "CODECTL_SFRAME_PATH=%s",
+			 r->opts.sframe_path);
+		env[n++] = r->sframe_path_env;
+	}
 	env[n] = NULL;
 }
 
@@ -445,7 +450,7 @@ static int start(struct run *r, const sigset_t *orig)
 {
 	struct notify_filter filter;
 	struct notify_traps traps;
-	const char *env[4];
+	const char *env[5];
 	struct launch l;
 	int err;
 
@@ -528,6 +533,7 @@ static int setup_parts(struct run *r)
 	r->calls.policy.sframe_validation = o->sframe_validation;
 	r->calls.policy.max_sframe_size = r->opts.max_sframe_size;
 	r->calls.policy.max_sframe_total = r->opts.max_sframe_total;
+	r->calls.policy.max_sframe_cache = r->opts.sframe_cache;
 	r->calls.notifier.fd = -1;
 	r->calls.slow_fd = -1;
 	if (report_check_files(&r->log, &r->opts))

@@ -25,6 +25,7 @@
  * @exec_err_fd: see struct launch; -1 once closed
  * @loader_module: path of libcodectl-audit.so given to the program, or ""
  * @loader_env: the module's settings (--loader-abi), as NAME=VALUE
+ * @sframe_path_env: CODECTL_SFRAME_PATH=DIRS (--sframe-path)
  * @listener_hup: the seccomp listener hung up (every filtered task is gone)
  * @exec_failed: PROGRAM could not be executed (its error is the one line
  *	printed: no summary, no report, no files)
@@ -42,6 +43,7 @@ struct run {
 	struct sigaction orig_sigpipe;
 	char loader_module[4096];
 	char loader_env[3][64];
+	char sframe_path_env[4096 + 32];
 	bool start_failed;
 	bool exec_failed;
 	bool listener_hup;

@@ -20,6 +20,11 @@
  *                              numbers (default SFRAME_*_NR_DEFAULT)
  *   CODECTL_AUDIT_EH_FRAME_NR=REG,UNREG  eh_frame_register's and
  *                              eh_frame_unregister's (EH_FRAME_*_NR_DEFAULT)
+ *   CODECTL_SFRAME_PATH=DIR[:DIR...]  (codectl) an object without a .sframe
+ *                              of its own whose build id names a file under
+ *                              DIR/.build-id/ (sframe-extract(1)) is
+ *                              registered with CODE_REGISTER_SFRAME_FILE and
+ *                              an identity-only CODE_REGISTER_ELF per range
  *   CODECTL_AUDIT_MODE=split   (codectl) one CODE_REGISTER_SFRAME plus one
  *                              identity-only CODE_REGISTER_ELF per text range
  *   CODECTL_AUDIT_DEBUG=1      one line per call on stderr
@@ -46,6 +51,7 @@
 #include <sframe_register.h>
 
 #include "audit_object.h"
+#include "audit_sframe_file.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define RECORDS_PER_CHUNK 256
@@ -82,6 +88,9 @@ static struct {
 	enum audit_abi abi;
 	long sframe_nr[2];
 	long eh_frame_nr[2];
+	const char *sframe_path;
+	struct codectl_sframe_file file;
+	char file_name[AUDIT_PATH_MAX];
 	struct record *free_records;
 	struct audit_object object;
 	struct audit_scratch scratch;
@@ -165,6 +174,21 @@ static struct code_elf_info elf_info(const struct audit_object *o, unsigned int 
 	return e;
 }
 
+/* Text range @i's SFrame from the file at @fd (audit.file its header). Returns 0 or the errno. */
+static int register_file(const struct audit_object *o, unsigned int i, int fd)
+{
+	struct code_sframe_file_info f = {
+		.text_start = o->text_start[i], .text_end = o->text_end[i],
+		.sframe_addr = o->bias + audit.file.sframe_vaddr, .offset = audit.file.offset,
+		.length = audit.file.length, .size = audit.file.size,
+		.build_id = (uintptr_t)o->build_id, .build_id_len = o->build_id_len,
+		.fd = fd, .compression = audit.file.compression,
+	};
+
+	debug("codectl-audit: %s: SFrame from %s\n", o->path, audit.file_name);
+	return call(CODE_REGISTER_SFRAME_FILE, &f, sizeof(f), "CODE_REGISTER_SFRAME_FILE", o, i);
+}
+
 /*
  * One text range: both aspects in one call, or (split mode) the section and
  * the identity in two. When the section is refused, the identity is still
@@ -172,9 +196,10 @@ static struct code_elf_info elf_info(const struct audit_object *o, unsigned int 
  * (main program, ld.so), EINVAL that the object's .sframe is unusable.
  * Returns true when anything was registered at this text_start.
  */
-static bool register_text(const struct audit_object *o, unsigned int i)
+static bool register_text(const struct audit_object *o, unsigned int i, int file)
 {
-	bool sframe = o->has_sframe && !audit.no_sframe, together = sframe && !audit.split;
+	bool sframe = o->has_sframe && !audit.no_sframe && file < 0;
+	bool together = sframe && !audit.split;
 	struct code_elf_info e = elf_info(o, i, together);
 	struct code_sframe_info sf = {
 		e.text_start, e.text_end, o->sframe_start, o->sframe_end
@@ -184,6 +209,8 @@ static bool register_text(const struct audit_object *o, unsigned int i)
 
 	if (sframe && audit.split)
 		any = !call(CODE_REGISTER_SFRAME, &sf, sizeof(sf), "CODE_REGISTER_SFRAME", o, i);
+	if (file >= 0)
+		any = !register_file(o, i, file);
 	if (audit.disabled)
 		return false;
 	err = call(CODE_REGISTER_ELF, &e, sizeof(e), "CODE_REGISTER_ELF", o, i);
@@ -242,6 +269,7 @@ EXPORT unsigned int la_version(unsigned int version)
 	take_nr_pair(getenv("CODECTL_AUDIT_SFRAME_NR"), audit.sframe_nr);
 	take_nr_pair(getenv("CODECTL_AUDIT_EH_FRAME_NR"), audit.eh_frame_nr);
 	take_abi(getenv("CODECTL_AUDIT_ABI"));
+	audit.sframe_path = getenv("CODECTL_SFRAME_PATH");
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
@@ -306,11 +334,16 @@ static int eh_frame_register_text(const struct audit_object *o, unsigned int i)
 static struct record *register_object(const struct audit_object *o)
 {
 	uint64_t done[AUDIT_MAX_TEXT], eh = 0;
+	bool own = o->has_sframe && o->sframe_end > o->sframe_start;
+	int file = -1;
 	unsigned int n = 0;
 	struct record *r;
 
+	if (audit.abi == ABI_CODECTL && !own && audit.sframe_path && !audit.no_sframe)
+		file = audit_sframe_file_open(audit.sframe_path, o, &audit.file, audit.file_name,
+					      sizeof(audit.file_name));
 	for (unsigned int i = 0; i < o->ntext && !audit.disabled; i++) {
-		if (audit.abi == ABI_CODECTL && register_text(o, i))
+		if (audit.abi == ABI_CODECTL && register_text(o, i, file))
 			done[n++] = o->text_start[i];
 		else if (audit.abi != ABI_CODECTL && o->has_sframe && !kernel_register(o, i)) {
 			done[0] = o->sframe_start;
@@ -319,6 +352,8 @@ static struct record *register_object(const struct audit_object *o)
 		if (audit.eh_frame && o->eh_frame_hdr_start && !eh_frame_register_text(o, i))
 			eh = o->eh_frame_hdr_start;
 	}
+	if (file >= 0)
+		close(file);	/* the kernel (the supervisor) holds the file now */
 	if ((!n && !eh) || o->permanent || !(r = record_new()))
 		return NULL;
 	memcpy(r->key, done, n * sizeof(done[0]));

@@ -118,6 +118,7 @@ static void take_segments(const struct phdrs *p, struct audit_object *o)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 
+	o->bias = p->bias;
 	for (unsigned int i = 0; i < p->n; i++) {
 		const Elf64_Phdr *ph = &p->ph[i];
 

@@ -32,6 +32,7 @@
  *	address and bytes; 0, 0 when it has none
  * @elf_start, @elf_end: from the lowest PT_LOAD to the end of the highest
  * @permanent: the loader never unmaps it (main program, ELF interpreter, vDSO)
+ * @bias: its load bias (what its link-time addresses are moved by)
  */
 struct audit_object {
 	char path[AUDIT_PATH_MAX];
@@ -50,6 +51,7 @@ struct audit_object {
 	uint64_t text_end[AUDIT_MAX_TEXT];
 	unsigned int ntext;
 	bool permanent;
+	uint64_t bias;
 };
 
 /** struct audit_scratch - buffers audit_object_read() works in (about 26 KiB) */

@@ -20,6 +20,7 @@ enum code_opt {
 	CODE_REGISTER_ELF = 1,		/* struct code_elf_info */
 	CODE_REGISTER_JIT = 2,		/* struct code_jit_info */
 	CODE_REGISTER_SFRAME = 3,	/* struct code_sframe_info */
+	CODE_REGISTER_SFRAME_FILE = 4,	/* struct code_sframe_file_info (proposed) */
 };
 
 /*
@@ -50,6 +51,60 @@ struct code_sframe_info {
 	__u64 sframe_end;
 };
 #define CODE_SFRAME_INFO_SIZE_VER0 32
+
+/*
+ * Unwind aspect only, the SFrame section in a file of the caller's rather
+ * than in its memory (the emulator's proposal for the RFC's "future
+ * code_opt"): [offset, offset + length) of the file open at @fd holds the
+ * section, plain or block-compressed (struct code_sframe_blocks).
+ */
+struct code_sframe_file_info {
+	__u64 text_start;		/* covered code: [text_start, text_end) */
+	__u64 text_end;
+	__u64 sframe_addr;		/* where the section would be loaded: its
+					   function starts are relative to it */
+	__u64 offset;			/* of the data in the file, bytes */
+	__u64 length;			/* bytes of data in the file */
+	__u64 size;			/* bytes of the section, uncompressed */
+	__u64 build_id;			/* const unsigned char *, optional (0): the
+					   build id the text's object must have */
+	__u32 build_id_len;		/* bytes at build_id, <= CODE_BUILD_ID_MAX */
+	__s32 fd;			/* the caller's descriptor, open for reading */
+	__u32 compression;		/* CODE_SFRAME_COMPRESS_* */
+	__u32 flags;			/* none defined: 0 */
+};
+#define CODE_SFRAME_FILE_INFO_SIZE_VER0 72
+
+#define CODE_SFRAME_COMPRESS_NONE	0	/* the section's bytes as they are */
+#define CODE_SFRAME_COMPRESS_ZLIB	1	/* blocks in the zlib format (RFC 1950) */
+#define CODE_SFRAME_COMPRESS_ZSTD	2	/* blocks in the zstd format (RFC 8878) */
+
+/*
+ * Compressed data: this header, the index of its blocks, then the blocks,
+ * each compressed on its own. Block 0 holds the section from its first byte
+ * up to its FRE sub-section (header, auxiliary header, FDEs); the others
+ * hold the FRE sub-section in pieces of block_size bytes (the last may be
+ * shorter). All little-endian.
+ */
+struct code_sframe_blocks {
+	__u32 magic;			/* CODE_SFRAME_BLOCKS_MAGIC */
+	__u16 version;			/* CODE_SFRAME_BLOCKS_VERSION */
+	__u16 reserved;			/* 0 */
+	__u32 nblocks;			/* entries of the index that follows */
+	__u32 block_size;		/* bytes of each FRE block, uncompressed */
+	__u64 size;			/* bytes of the section, uncompressed */
+};
+#define CODE_SFRAME_BLOCKS_MAGIC	0x4b4c4253u	/* "SBLK" */
+#define CODE_SFRAME_BLOCKS_VERSION	1
+#define CODE_SFRAME_BLOCK_SIZE_MIN	4096
+#define CODE_SFRAME_BLOCK_SIZE_MAX	(1u << 20)
+
+/* One entry of the index. */
+struct code_sframe_block {
+	__u64 offset;			/* of its compressed bytes, from the data's start */
+	__u32 length;			/* compressed bytes */
+	__u32 size;			/* bytes it holds, uncompressed */
+};
 
 /* Unwind aspect of a JIT code area, described by a chain of unwind tables. */
 struct code_jit_info {
@@ -109,6 +164,22 @@ _Static_assert(offsetof(struct code_sframe_info, text_start) == 0, "text_start")
 _Static_assert(offsetof(struct code_sframe_info, text_end) == 8, "text_end");
 _Static_assert(offsetof(struct code_sframe_info, sframe_start) == 16, "sframe_start");
 _Static_assert(offsetof(struct code_sframe_info, sframe_end) == 24, "sframe_end");
+
+_Static_assert(sizeof(struct code_sframe_file_info) == CODE_SFRAME_FILE_INFO_SIZE_VER0, "file info");
+_Static_assert(offsetof(struct code_sframe_file_info, sframe_addr) == 16, "sframe_addr");
+_Static_assert(offsetof(struct code_sframe_file_info, offset) == 24, "offset");
+_Static_assert(offsetof(struct code_sframe_file_info, length) == 32, "length");
+_Static_assert(offsetof(struct code_sframe_file_info, size) == 40, "size");
+_Static_assert(offsetof(struct code_sframe_file_info, build_id) == 48, "build_id");
+_Static_assert(offsetof(struct code_sframe_file_info, build_id_len) == 56, "build_id_len");
+_Static_assert(offsetof(struct code_sframe_file_info, fd) == 60, "fd");
+_Static_assert(offsetof(struct code_sframe_file_info, compression) == 64, "compression");
+_Static_assert(offsetof(struct code_sframe_file_info, flags) == 68, "flags");
+_Static_assert(sizeof(struct code_sframe_blocks) == 24, "blocks header size");
+_Static_assert(offsetof(struct code_sframe_blocks, nblocks) == 8, "nblocks");
+_Static_assert(offsetof(struct code_sframe_blocks, block_size) == 12, "block_size");
+_Static_assert(offsetof(struct code_sframe_blocks, size) == 16, "size");
+_Static_assert(sizeof(struct code_sframe_block) == 16, "block entry size");
 
 _Static_assert(sizeof(struct code_jit_info) == CODE_JIT_INFO_SIZE_VER0, "code_jit_info size");
 _Static_assert(offsetof(struct code_jit_info, text_start) == 0, "text_start");

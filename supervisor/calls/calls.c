@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "caller_files.h"
 #include "calls.h"
 #include "supervisor/core/clock.h"
 #include "supervisor/trace/remote_mem.h"
@@ -24,8 +25,10 @@ static bool maps_related(enum emu_rule rule)
 	       rule == EMU_R_SETUP_SFRAME_VMA || rule == EMU_R_SETUP_TEXT_VMA ||
 	       rule == EMU_R_SETUP_FDE_TEXT || rule == EMU_R_EHF_HDR_VMA ||
 	       rule == EMU_R_EHF_NO_EH_FRAME || rule == EMU_R_EHF_FAULT ||
-	       rule == EMU_R_SFRAME_FAULT || rule == EMU_R_EHF_HDR_FAULT;
-	       /* (the faults: fresh mappings may refuse the range first) */
+	       rule == EMU_R_SFRAME_FAULT || rule == EMU_R_EHF_HDR_FAULT ||
+	       rule == EMU_R_BUILD_ID_MISMATCH;
+	       /* (the faults: fresh mappings may refuse the range first; the build id:
+		  the object's first mapping may be newer than the cache) */
 }
 
 /*
@@ -112,7 +115,10 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct entr
 		   struct remote_mem *rm, struct emu_call_result *res)
 {
 	struct emu_accessor mem = remote_mem_accessor(rm);
-	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps };
+	struct caller_files cf = { .tgid = p->tgid, .tid = tid };
+	struct emu_files files = caller_files_of(&cf);
+	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps,
+				.files = &files };
 	struct emu_policy pol = policy_for(c, p);
 	int st = MAPS_CACHED, err;
 
@@ -155,6 +161,9 @@ static bool asked_text(const struct emu_call_result *res, uint64_t *start, uint6
 		return true;
 	case CODE_REGISTER_SFRAME:
 		*start = res->args.sframe.text_start, *end = res->args.sframe.text_end;
+		return true;
+	case CODE_REGISTER_SFRAME_FILE:
+		*start = res->args.sframe_file.text_start, *end = res->args.sframe_file.text_end;
 		return true;
 	case CODE_REGISTER_JIT:
 		*start = res->args.jit.text_start, *end = res->args.jit.text_end;
@@ -204,6 +213,8 @@ static void count(struct proc *p, const struct emu_call_result *res, int err)
 		p->stats.unregistered++;
 	} else {
 		p->stats.accepted++;
+		if (emu_registry_sframe_bytes(p->as->registry) > p->stats.sframe_held_peak)
+			p->stats.sframe_held_peak = emu_registry_sframe_bytes(p->as->registry);
 	}
 }
 

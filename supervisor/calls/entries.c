@@ -115,6 +115,11 @@ size_t entries_ranges(const struct entry_call *c, const struct emu_call_result *
 						    res->args.elf.sframe_end };
 			return 2;
 		}
+		if (res->option == CODE_REGISTER_SFRAME_FILE) {
+			r[0] = (struct maps_range){ res->args.sframe_file.text_start,
+						    res->args.sframe_file.text_end };
+			return 1;
+		}
 		if (res->option != CODE_REGISTER_SFRAME)
 			return 0;
 		r[0] = (struct maps_range){ res->args.sframe.text_start, res->args.sframe.text_end };

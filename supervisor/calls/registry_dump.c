@@ -20,6 +20,9 @@ static void dump_unwind(FILE *f, const struct emu_registration *reg)
 			h ? h->num_fdes : reg->ksframe.num_fdes);
 		if (!reg->sframe)
 			fputs(" (no copy kept by the emulator)", f);
+		else
+			fprintf(f, " from=%s resident=%zu/%zu", emu_sframe_source(reg->sframe),
+				emu_sframe_resident(reg->sframe), emu_sframe_size(reg->sframe));
 	} else if (reg->unwind_kind == EMU_UNWIND_JIT) {
 		fprintf(f, " jit=%#llx", (unsigned long long)reg->jit_head);
 	}

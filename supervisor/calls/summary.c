@@ -152,12 +152,18 @@ static json_t *process_json(const struct proc *p)
 		if (s->rejected_by_rule[r])
 			json_object_set_new(by_rule, emu_rule_name(r),
 					    json_integer((json_int_t)s->rejected_by_rule[r]));
-	o = json_pack("{s:i,s:s,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "pid", (int)p->tgid,
+	o = json_pack("{s:i,s:s,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I}}",
+		      "pid", (int)p->tgid,
 		      "program", p->exe, "accepted", (json_int_t)s->accepted,
 		      "rejected", (json_int_t)s->rejected, "rejected_by_rule",
 		      by_rule ? by_rule : json_null(), "unregistered", (json_int_t)s->unregistered,
 		      "at_exec", (json_int_t)s->exec_registered, "stale", (json_int_t)s->stale,
-		      "left_at_exit", (json_int_t)s->left_at_exit);
+		      "left_at_exit", (json_int_t)s->left_at_exit,
+		      "sframe_memory", "held_peak", (json_int_t)s->sframe_held_peak,
+		      "file_blocks_read", (json_int_t)s->file_blocks_read,
+		      "file_block_hits", (json_int_t)s->file_block_hits,
+		      "file_evictions", (json_int_t)s->file_evictions,
+		      "file_resident_peak", (json_int_t)s->file_resident_peak);
 	return o;
 }
 

@@ -41,9 +41,10 @@ const char *errno_name(int err)
 static const char *option_name(unsigned int option)
 {
 	static const char *const names[] = { "CODE_UNREGISTER", "CODE_REGISTER_ELF",
-					     "CODE_REGISTER_JIT", "CODE_REGISTER_SFRAME" };
+					     "CODE_REGISTER_JIT", "CODE_REGISTER_SFRAME",
+					     "CODE_REGISTER_SFRAME_FILE" };
 
-	return option < 4 ? names[option] : NULL;
+	return option < sizeof(names) / sizeof(names[0]) ? names[option] : NULL;
 }
 
 static void put_sframe(struct out *o, uint64_t start, uint64_t end,
@@ -52,6 +53,26 @@ static void put_sframe(struct out *o, uint64_t start, uint64_t end,
 	put(o, ", sframe=%#llx-%#llx", (unsigned long long)start, (unsigned long long)end);
 	if (res->sframe_version)
 		put(o, " v%u %u FDEs", res->sframe_version, res->sframe_fdes);
+}
+
+/* "{text=..., fd=3, offset=128, length=.., size=.., zstd, sframe_addr=.. v3 N FDEs" */
+static void put_sframe_file(struct out *o, const struct code_sframe_file_info *f,
+			    const struct emu_call_result *res)
+{
+	static const char *const codecs[] = { "none", "zlib", "zstd" };
+
+	put(o, "{text=%#llx-%#llx, fd=%d, offset=%llu, length=%llu, size=%llu, ",
+	    (unsigned long long)f->text_start, (unsigned long long)f->text_end, f->fd,
+	    (unsigned long long)f->offset, (unsigned long long)f->length,
+	    (unsigned long long)f->size);
+	f->compression < 3 ? put(o, "%s", codecs[f->compression]) : put(o, "%u", f->compression);
+	put(o, ", sframe_addr=%#llx", (unsigned long long)f->sframe_addr);
+	if (res->sframe_version)
+		put(o, " v%u %u FDEs", res->sframe_version, res->sframe_fdes);
+	if (f->build_id_len)
+		put(o, ", build_id=%#llx/%u", (unsigned long long)f->build_id, f->build_id_len);
+	if (f->flags)
+		put(o, ", flags=%#x", f->flags);
 }
 
 /* A tracee string as strace shows one: quoted, control bytes and quotes escaped, cut at 200. */
@@ -208,6 +229,8 @@ static void put_args(struct out *o, const struct emu_call *c, const struct emu_c
 		put(o, "{text=%#llx-%#llx", (unsigned long long)f->text_start,
 		    (unsigned long long)f->text_end);
 		put_sframe(o, f->sframe_start, f->sframe_end, res);
+	} else if (c->option == CODE_REGISTER_SFRAME_FILE) {
+		put_sframe_file(o, &res->args.sframe_file, res);
 	} else {
 		const struct code_jit_info *j = &res->args.jit;
 

@@ -39,6 +39,8 @@ enum {
 	OPT_JSON_ALL,
 	OPT_COMPARE_FORMATS,
 	OPT_SYNTHESIZE_SFRAME,
+	OPT_SFRAME_PATH,
+	OPT_SFRAME_CACHE,
 	OPT_FOLDED_ALL,
 	OPT_REPORT,
 	OPT_HTML,
@@ -85,6 +87,8 @@ static const struct option long_opts[] = {
 	{ "json-all", required_argument, NULL, OPT_JSON_ALL },
 	{ "compare-formats", no_argument, NULL, OPT_COMPARE_FORMATS },
 	{ "synthesize-sframe", no_argument, NULL, OPT_SYNTHESIZE_SFRAME },
+	{ "sframe-path", required_argument, NULL, OPT_SFRAME_PATH },
+	{ "sframe-cache-size", required_argument, NULL, OPT_SFRAME_CACHE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "folded-all", required_argument, NULL, OPT_FOLDED_ALL },
 	{ "no-folded-root", no_argument, NULL, OPT_NO_FOLDED_ROOT },
@@ -136,6 +140,13 @@ static void usage(FILE *f)
 		"      --max-sframe-total BYTES\n"
 		"                          SFrame bytes one process may register in all\n"
 		"                          (default %llu)\n"
+		"      --sframe-path DIR[:DIR...]\n"
+		"                          the loader module registers an object without\n"
+		"                          .sframe from DIR/.build-id/xx/rest.sframe (made by\n"
+		"                          sframe-extract) with CODE_REGISTER_SFRAME_FILE\n"
+		"      --sframe-cache-size BYTES\n"
+		"                          SFrame read from files one process keeps in memory,\n"
+		"                          decompressed (default %u)\n"
 		"      --no-exec-registration\n"
 		"                          do not register PT_GNU_SFRAME of the program and its\n"
 		"                          interpreter at execve\n"
@@ -204,7 +215,7 @@ static void usage(FILE *f)
 		STACKTRACE_SETUP_NR_DEFAULT, EH_FRAME_REGISTER_NR_DEFAULT,
 		EH_FRAME_UNREGISTER_NR_DEFAULT, PR_ADD_SFRAME, PR_REMOVE_SFRAME,
 		EMU_REGISTRY_DEFAULT_LIMIT, EMU_DEFAULT_MAX_SFRAME_SIZE,
-		EMU_DEFAULT_MAX_SFRAME_TOTAL, OPTS_DEFAULT_FREQ, OPTS_MAX_FREQ, OPTS_DEFAULT_STACK_BYTES,
+		EMU_DEFAULT_MAX_SFRAME_TOTAL, EMU_BLOCK_CACHE_DEFAULT, OPTS_DEFAULT_FREQ, OPTS_MAX_FREQ, OPTS_DEFAULT_STACK_BYTES,
 		OPTS_DEFAULT_MAX_FRAMES);
 }
 
@@ -485,6 +496,13 @@ static int parse_sampling(int c, struct run_opts *o)
 	case OPT_SYNTHESIZE_SFRAME:
 		o->synthesize_sframe = true;
 		break;
+	case OPT_SFRAME_PATH:
+		o->sframe_path = optarg;
+		break;
+	case OPT_SFRAME_CACHE:
+		err = set_number("--sframe-cache-size", optarg, 1ll << 40, &v);
+		o->sframe_cache = (uint64_t)v;
+		break;
 	case OPT_JSON_ALL:
 		o->json_all = true;
 		/* fall through */
@@ -534,6 +552,7 @@ int opts_parse(int argc, char **argv, struct run_opts *o)
 		.max_registrations = EMU_REGISTRY_DEFAULT_LIMIT,
 		.max_sframe_size = EMU_DEFAULT_MAX_SFRAME_SIZE,
 		.max_sframe_total = EMU_DEFAULT_MAX_SFRAME_TOTAL,
+		.sframe_cache = EMU_BLOCK_CACHE_DEFAULT,
 		.exec_registration = true,
 		.loader_module = true,
 		.freq = OPTS_DEFAULT_FREQ,

@@ -41,6 +41,8 @@
  * @compare_formats: walk every sample with the SFrame registrations alone
  *	and with the .eh_frame ones alone too, and judge both (--compare-formats);
  *	with @synthesize_sframe also with the synthesized SFrame
+ * @sframe_path: --sframe-path, the loader module's CODECTL_SFRAME_PATH, or NULL
+ * @sframe_cache: bytes of file-backed SFrame one process keeps resident
  * @synthesize_sframe: SFrame made from .eh_frame for objects without .sframe
  *	(--synthesize-sframe; emulator profile)
  * @json_path, @json_all: --json FILE (--json-all: with every sample's stack)
@@ -94,6 +96,8 @@ struct run_opts {
 	bool crosscheck;
 	bool compare_formats;
 	bool synthesize_sframe;
+	const char *sframe_path;
+	uint64_t sframe_cache;
 	const char *json_path;
 	bool json_all;
 	const char *folded_path;

@@ -282,8 +282,16 @@ unsigned long proc_exit(struct proc *p)
 {
 	unsigned long left = 0;
 
-	if (p->as && p->as->refs == 1)
+	struct emu_block_cache_stats st;
+
+	if (p->as && p->as->refs == 1) {
 		left = emu_registry_count(p->as->registry);
+		st = emu_registry_file_stats(p->as->registry);
+		p->stats.file_blocks_read += st.misses;
+		p->stats.file_block_hits += st.hits;
+		p->stats.file_evictions += st.evictions;
+		p->stats.file_resident_peak += st.peak;
+	}
 	addr_space_put(p->as);
 	p->as = NULL;
 	p->exited = true;

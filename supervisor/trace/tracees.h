@@ -75,6 +75,11 @@ struct proc_stats {
 	unsigned long synthesized;	/* text ranges given SFrame made from .eh_frame */
 	unsigned long left_at_exit;
 	unsigned long killed;		/* ended by a signal */
+	unsigned long sframe_held_peak;	/* most bytes of SFrame held for it at once */
+	unsigned long file_blocks_read;	/* file-backed SFrame blocks read (decompressed) */
+	unsigned long file_block_hits;	/* ... found resident */
+	unsigned long file_evictions;	/* ... given back under the budget */
+	unsigned long file_resident_peak;	/* most bytes of them resident at once */
 	unsigned long kernel_refused;	/* accepted registrations with any EMU_KR_* bit */
 	unsigned long kernel_refusals[32];	/* per EMU_KR_* bit, accepted anyway */
 };

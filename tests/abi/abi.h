@@ -84,6 +84,7 @@ extern const struct abi_case abi_setup_cases[];		/* sframe_register's own */
 extern const struct abi_case abi_prctl_cases[];		/* the prctl's own */
 extern const struct abi_case abi_stacktrace_cases[];	/* stacktrace_setup's own */
 extern const struct abi_case abi_eh_frame_cases[];	/* eh_frame_register's */
+extern const struct abi_case abi_sframe_file_cases[];	/* CODE_REGISTER_SFRAME_FILE */
 
 /** abi_text() - a fresh, never-registered chunk of @len bytes of the RX area. */
 uint64_t abi_text(struct abi_ctx *ctx, size_t len);

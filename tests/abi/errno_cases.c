@@ -34,7 +34,7 @@ static enum abi_result unknown_option(struct abi_ctx *ctx)
 	struct elf_fixture f;
 
 	elf_fixture(ctx, &f);
-	EXPECT(ctx, codectl(4, &f.info, sizeof(f.info), 0), EINVAL);
+	EXPECT(ctx, codectl(5, &f.info, sizeof(f.info), 0), EINVAL);
 	EXPECT(ctx, codectl(0xffffffffu, &f.info, sizeof(f.info), 0), EINVAL);
 	return ABI_PASS;
 }

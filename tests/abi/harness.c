@@ -243,6 +243,7 @@ static const struct suite suites[] = {
 	{ "stacktrace_setup", true, ABI_IF_STACKTRACE_SETUP,
 	  { abi_kernel_cases, abi_kernel_life_cases, abi_stacktrace_cases } },
 	{ "eh_frame_register", true, ABI_IF_EH_FRAME, { abi_eh_frame_cases } },
+	{ "sframe_file", false, 0, { abi_sframe_file_cases } },
 };
 #define NSUITES (sizeof(suites) / sizeof(suites[0]))
 
@@ -265,6 +266,9 @@ static bool prctl_works(struct abi_ctx *ctx)
  */
 static bool available(struct abi_ctx *ctx, const struct suite *s)
 {
+	if (!strcmp(s->name, "sframe_file"))	/* the option: EFAULT for no struct */
+		return codectl(CODE_REGISTER_SFRAME_FILE, NULL, CODE_SFRAME_FILE_INFO_SIZE_VER0,
+			       0) == -1 && errno == EFAULT;
 	if (!s->kernel)
 		return !(abi_unreg(1) == -1 && errno == ENOSYS);
 	if (s->iface == ABI_IF_PRCTL)
@@ -334,7 +338,7 @@ static int parse(int argc, char **argv, bool *no_skip, struct abi_ctx *ctx, bool
 			fprintf(stderr, "usage: abi-conformance [--no-skip] [--kernel v16|v13] "
 					"[--sframe-validation] [--eh-frame-validation] "
 					"[--suite codectl|sframe_register|prctl|stacktrace_setup|"
-					"eh_frame_register]...\n");
+					"eh_frame_register|sframe_file]...\n");
 			return -1;
 		}
 	}

@@ -5,7 +5,9 @@
  * every function's edges and walked with a stack made of the same bytes. The
  * v16 kernel's reader takes the same bytes with and without validation and
  * looks them up at the first addresses of the text: every failure must come
- * with a rule whose errno it is.
+ * with a rule whose errno it is. The same bytes as a file (CODE_REGISTER_SFRAME_FILE):
+ * plain, where every lookup must answer as the copy's when the copy was
+ * accepted, and as zlib and zstd block data (header, index, blocks).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -105,8 +107,70 @@ static void kernel_reader(const uint8_t *data, size_t size, bool all_text)
 	}
 }
 
+struct fuzz_file {
+	const uint8_t *data;
+	size_t len;
+};
+
+static int file_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct fuzz_file *f = ctx;
+
+	if (off > f->len || f->len - off < len)
+		return -EIO;
+	memcpy(buf, f->data + off, len);
+	return 0;
+}
+
+static void file_release(void *ctx)
+{
+	(void)ctx;
+}
+
+/* @data as a file of @compression: loaded, then looked up over the text's start. */
+static void file_backed(const uint8_t *data, size_t size, unsigned int compression,
+			const struct emu_sframe_section *copy)
+{
+	const struct emu_sframe_params p = { .sframe_addr = SEC, .text_start = TEXT,
+					     .text_end = TEXT_END, .arch = EMU_ARCH_X86_64 };
+	struct fuzz_file ff = { data, size };
+	struct emu_file f = { .read = file_read, .release = file_release, .ctx = &ff,
+			      .size = size, .regular = true, .readable = true };
+	struct emu_sframe_file_params fp = { .length = size, .size = size,
+					     .compression = compression,
+					     .cache = emu_block_cache_new(3 * 4096) };
+	struct emu_unwind_rule a, b;
+	struct emu_sframe_section *s = NULL;
+	struct emu_verdict v;
+	int err;
+
+	if (compression && size >= 24)
+		memcpy(&fp.size, data + 16, sizeof(fp.size));	/* the blocks' header's size */
+	if (fp.size > (64u << 20))
+		fp.size = 64u << 20;
+	emu_verdict_init(&v);
+	err = emu_sframe_load_file(&f, &fp, &p, &s, &v);
+	if (err && (err != -emu_rule_errno(v.rule) || !v.reason[0]))
+		abort();
+	if (!err && copy && !compression)
+		for (uint64_t ip = TEXT; ip < TEXT + 4096; ip += 3) {
+			int ea = emu_sframe_find_rule(copy, ip, &a);
+			int eb = emu_sframe_find_rule(s, ip, &b);
+
+			if (ea != eb || (!ea && (a.cfa_off != b.cfa_off || a.ra.off != b.ra.off)))
+				abort();	/* a valid section answers as its copy */
+		}
+	for (uint64_t ip = TEXT; !err && ip < TEXT + 4096; ip += 5)
+		if (emu_sframe_find_rule(s, ip, &b) == -EFAULT && !emu_sframe_file_fault(s))
+			abort();	/* a failed lookup says why */
+	emu_sframe_put(s);
+	emu_block_cache_put(fp.cache);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct emu_sframe_section *x86 = NULL;
+
 	static const enum emu_arch arches[2] = { EMU_ARCH_X86_64, EMU_ARCH_AARCH64 };
 
 	for (int a = 0; a < 2; a++) {
@@ -127,9 +191,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			lookups(s);
 			walk(s, data, size, arches[a]);
+			if (a == 0 && prof == 0)
+				x86 = emu_sframe_get(s);
 			emu_sframe_put(s);
 		}
 	}
+	for (unsigned int c = 0; c <= CODE_SFRAME_COMPRESS_ZSTD; c++)
+		file_backed(data, size, c, x86);
+	emu_sframe_put(x86);
 	kernel_reader(data, size, false);
 	kernel_reader(data, size, true);
 	return 0;

@@ -49,6 +49,7 @@ want=$(sort <<'EOF'
 /opt/inc/codectl-emu/linux/stacktrace_setup.h
 /opt/inc/codectl.h
 /opt/inc/codectl_jit.h
+/opt/inc/codectl_sframe_file.h
 /opt/inc/codectl_truth.h
 /opt/inc/eh_frame_register.h
 /opt/inc/sframe_register.h
@@ -56,6 +57,7 @@ want=$(sort <<'EOF'
 /usr/lib/x86_64-linux-gnu/codectl-emu/libcodectl-audit.so
 /usr/lib/x86_64-linux-gnu/pkgconfig/codectl-emu.pc
 /usr/local/xbin/codectl-run
+/usr/local/xbin/sframe-extract
 /usr/local/xbin/sframe-verify
 /usr/share/doc/codectl-emu-x/README.md
 /usr/share/doc/codectl-emu-x/docs/HACKING.md
@@ -65,9 +67,11 @@ want=$(sort <<'EOF'
 /usr/share/doc/codectl-emu-x/docs/eh_frame_register.2.md
 /usr/share/doc/codectl-emu-x/docs/jit-integration.md
 /usr/share/doc/codectl-emu-x/docs/loader-integration.md
+/usr/share/doc/codectl-emu-x/docs/sframe-extract.1.md
 /usr/share/doc/codectl-emu-x/docs/sframe-verify.1.md
 /usr/share/doc/codectl-emu-x/docs/sframe_register.2.md
 /usr/share/man-x/man1/codectl-run.1
+/usr/share/man-x/man1/sframe-extract.1
 /usr/share/man-x/man1/sframe-verify.1
 /usr/share/man-x/man2/codectl.2
 /usr/share/man-x/man2/eh_frame_register.2
@@ -86,6 +90,7 @@ pc() { PKG_CONFIG_SYSROOT_DIR=$1 PKG_CONFIG_LIBDIR=$2 pkg-config "${@:3}" codect
 version=$("$d/usr/local/xbin/codectl-run" --version | awk '{ print $2; exit }')
 check "the .pc's Version is codectl-run --version's" "$version" "$(pc "$d" "$pc_dir" --modversion)"
 printf '%s\n' '#include <codectl.h>' '#include <codectl_jit.h>' '#include <codectl_truth.h>' \
+	'#include <codectl_sframe_file.h>' \
 	'#include <sframe_register.h>' '#include <stacktrace_setup.h>' '#include <eh_frame_register.h>' \
 	'int main(void) { return CODECTL_JIT_FRE_STRIDE == 0; }' >"$work/use.c"
 if out=$(cc -std=c11 -Wall -Wextra -Werror $(pc "$d" "$pc_dir" --cflags) -c "$work/use.c" \

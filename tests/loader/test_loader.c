@@ -857,3 +857,114 @@ Test(loader, samples_in_the_loader_module_are_not_the_programs_places)
 	}
 	cr_assert_gt(in_module, 0, "no sample in the loader module in 3 runs");
 }
+
+/* ---- SFrame kept apart from its object (--sframe-path, CODE_REGISTER_SFRAME_FILE) ---- */
+
+static const char *const demo_libs[] = { "libdemo_shapes.so", "libdemo_sort.so" };
+
+static void sh(const char *cmd)
+{
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/*
+ * The sampling demo in @dir with its libraries stripped of .sframe
+ * (objcopy -R, as a distribution would ship them), and the sections
+ * extracted into @dir/plain and @dir/zstd by build id.
+ */
+static void stripped_demo(const char *dir)
+{
+	char cmd[4 * PATH_MAX], demo_dir[PATH_MAX];
+
+	snprintf(demo_dir, sizeof(demo_dir), "%s", SAMPLING_DEMO);
+	*strrchr(demo_dir, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "cp %s %s/", SAMPLING_DEMO, dir);
+	sh(cmd);
+	for (int i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "objcopy -R .sframe %s/%s %s/%s", demo_dir, demo_libs[i],
+			 dir, demo_libs[i]);
+		sh(cmd);
+	}
+	for (int z = 0; z < 2; z++) {
+		snprintf(cmd, sizeof(cmd), "cd %s && %s -z %s -d %s/%s %s %s >/dev/null", demo_dir,
+			 SFRAME_EXTRACT, z ? "zstd" : "none", dir, z ? "zstd" : "plain",
+			 demo_libs[0], demo_libs[1]);
+		sh(cmd);
+	}
+}
+
+/*
+ * One run of @prog (--sframe-path @path unless NULL), --check: for each
+ * library, its samples and those whose walk took an SFrame step; the wrong
+ * walks; the file registrations made.
+ */
+struct demo_run {
+	json_int_t samples[2], stepped[2], wrong;
+	int file_regs;
+};
+
+static void run_demo(const char *dir, const char *prog, const char *path, struct demo_run *d)
+{
+	char json[PATH_MAX + 16];
+	json_t *root, *cov, *s;
+	struct run r;
+	const char *p;
+
+	snprintf(json, sizeof(json), "%s/run.json", dir);
+	if (path)
+		RUN(&r, "-q", "--trace", "--check", "--json-all", json, "--sframe-path", path, "--",
+		    prog);
+	else
+		RUN(&r, "-q", "--trace", "--check", "--json-all", json, "--", prog);
+	cr_assert_eq(r.status, 0, "%s", r.log);
+	root = json_load_file(json, 0, NULL);
+	cr_assert(root, "%s", json);
+	cov = json_object_get(root, "coverage");
+	s = json_object_get(root, "samples");
+	*d = (struct demo_run){
+		.wrong = json_integer_value(json_object_get(s, "ours_wrong")) +
+			 json_integer_value(json_object_get(s, "both_wrong")),
+	};
+	for (int i = 0; i < 2; i++) {
+		json_t *o = json_object_get(cov, demo_libs[i]);
+
+		d->samples[i] = json_integer_value(json_object_get(o, "samples"));
+		d->stepped[i] = json_integer_value(json_object_get(o, "with_sframe_step"));
+	}
+	for (p = r.log; (p = strstr(p, "codectl(CODE_REGISTER_SFRAME_FILE, ")); p++)
+		d->file_regs += !strncmp(strstr(p, ") = ") ?: "", ") = 0", 5);
+	json_decref(root);
+	run_free(&r);
+}
+
+/*
+ * Done when of the file-backed registration: the libraries stripped of
+ * .sframe, their sections in a build-id tree (plain, zstd), are covered as
+ * with the sections in place (every sample with frame 0 in them walked by
+ * SFrame) with no wrong walk; without the tree, no SFrame step there at all.
+ */
+Test(loader, stripped_libraries_unwound_from_sframe_files)
+{
+	char dir[PATH_MAX], prog[PATH_MAX + 16], plain[PATH_MAX + 8], zstd[PATH_MAX + 8];
+	const char *paths[] = { NULL, plain, zstd };
+	struct demo_run d;
+
+	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-sframe-path"));
+	stripped_demo(dir);
+	snprintf(prog, sizeof(prog), "%s/sampling-demo", dir);
+	snprintf(plain, sizeof(plain), "%s/plain", dir);
+	snprintf(zstd, sizeof(zstd), "%s/zstd", dir);
+	for (int k = 0; k < 3; k++) {
+		run_demo(dir, k ? prog : SAMPLING_DEMO, paths[k], &d);
+		cr_assert_eq(d.file_regs, k ? 2 : 0, "run %d", k);
+		cr_assert_eq(d.wrong, 0, "run %d", k);
+		for (int i = 0; i < 2; i++) {
+			cr_assert_gt(d.samples[i], 20, "run %d: %s", k, demo_libs[i]);
+			cr_assert_eq(d.stepped[i], d.samples[i], "run %d: %s", k, demo_libs[i]);
+		}
+	}
+	run_demo(dir, prog, NULL, &d);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(d.stepped[i], 0, "stripped, no files: %s", demo_libs[i]);
+	test_rmtree(dir);
+}

@@ -72,7 +72,7 @@ Test(codectl, elf_registration_succeeds)
 
 Test(codectl, unknown_option_einval)
 {
-	expect(fake_call(&fs, 4, 0, 0, 0), EINVAL, EMU_R_OPTION);
+	expect(fake_call(&fs, 5, 0, 0, 0), EINVAL, EMU_R_OPTION);
 	expect(fake_call(&fs, ~0u, 0, 0, 0), EINVAL, EMU_R_OPTION);
 }
 

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A traced caller's file descriptors for the emulated kernel (struct
+ * emu_files): the file open at a descriptor of the caller's is taken with
+ * pidfd_getfd(2), never by opening a name, and described as the kernel's
+ * fdget() and kernel_read_file() see it (regular, open for reading, size),
+ * plus whether its reads can wait on a process (FUSE, network filesystems),
+ * which the supervisor must never do.
+ */
+#ifndef SUPERVISOR_CALLS_CALLER_FILES_H
+#define SUPERVISOR_CALLS_CALLER_FILES_H
+
+#include <sys/types.h>
+
+#include "emu/codectl_call.h"
+
+/** struct caller_files - whose descriptors: @tid's, in thread group @tgid */
+struct caller_files {
+	pid_t tgid;
+	pid_t tid;
+};
+
+/** caller_files_of() - the emu_files reading @cf (which must outlive the call). */
+struct emu_files caller_files_of(struct caller_files *cf);
+
+/** caller_file_may_block() - can reads of a file on a filesystem of magic @f_type wait on a process? */
+int caller_file_may_block(long f_type);
+
+#endif /* SUPERVISOR_CALLS_CALLER_FILES_H */
