@@ -233,9 +233,9 @@ static int memory_table(const char *tmp, int runs, const char *ms)
 /* @es as codec @c's file in @tmp, loaded through pidfd_getfd of our own descriptor. */
 static struct emu_sframe_section *load_file(const char *tmp, const struct elf_sframe *es, int c,
 					    const struct emu_sframe_params *p,
-					    struct emu_block_cache *cache)
+					    struct emu_block_cache *cache, struct held_files *held)
 {
-	struct caller_files self = { getpid(), getpid() };
+	struct caller_files self = { getpid(), getpid(), held };
 	struct emu_files files = caller_files_of(&self);
 	struct emu_sframe_file_params fp = { .size = es->len, .compression = (unsigned int)c - 1,
 					     .cache = cache };
@@ -310,7 +310,9 @@ static int lookup_table(const char *tmp, int nlibs)
 						     "file, zstd" };
 	double cold[NCODECS] = { 0 }, warm[NCODECS] = { 0 };
 	unsigned long found[NCODECS] = { 0 };
+	struct held_files held = { 0 };
 	size_t total = 0;
+	int err = 0;
 
 	for (int i = 0; i < nlibs; i++) {
 		struct elf_sframe es;
@@ -321,23 +323,24 @@ static int lookup_table(const char *tmp, int nlibs)
 		char path[4200];
 
 		lib_path(path, sizeof(path), SFFILE_DIR, i);
-		if (elf_sframe_read(path, &es))
-			return -1;
+		if (elf_sframe_read(path, &es)) {
+			err = -1;
+			break;
+		}
 		p = (struct emu_sframe_params){ .sframe_addr = es.addr, .text_start = es.text_start,
 						.text_end = es.text_end, .arch = EMU_ARCH_X86_64,
 						.profile = EMU_PROFILE_EMULATOR };
 		mem = load_copy(&es, &p);
 		n = mem ? middles(mem, &ips) : 0;
 		emu_sframe_put(mem);
-		for (int c = 0; c < NCODECS && n; c++) {
+		for (int c = 0; c < NCODECS && n && !err; c++) {
 			struct emu_block_cache *cache = emu_block_cache_new(EMU_BLOCK_CACHE_DEFAULT);
-			struct emu_sframe_section *s = c ? load_file(tmp, &es, c, &p, cache) :
+			struct emu_sframe_section *s = c ? load_file(tmp, &es, c, &p, cache, &held) :
 						       load_copy(&es, &p);
 
-			if (!s)
-				return -1;
-			cold[c] += pass(s, ips, n, &found[c]);
-			for (int k = 1; k < PASSES; k++)
+			err = s ? 0 : -1;
+			cold[c] += s ? pass(s, ips, n, &found[c]) : 0;
+			for (int k = 1; s && k < PASSES; k++)
 				warm[c] += pass(s, ips, n, &found[c]);
 			emu_sframe_put(s);
 			emu_block_cache_put(cache);
@@ -345,7 +348,12 @@ static int lookup_table(const char *tmp, int nlibs)
 		total += n;
 		free(ips);
 		elf_sframe_free(&es);
+		if (err)
+			break;
 	}
+	held_files_free(&held);
+	if (err)
+		return err;
 	printf("\nlookup (ns per lookup, %zu functions of %d libraries, the middle of each; "
 	       "cold: first pass, warm: %d more):\n", total, nlibs, PASSES - 1);
 	printf("  %-12s %8s %8s %13s %13s %8s\n", "", "cold", "warm", "cold/memory",

@@ -227,9 +227,10 @@ static bool removed_in_walk(const struct emu_unwind_result *res, const struct em
 }
 
 /*
- * @reg's SFrame rule for @ip: from the copy (emulator), as the v16 kernel
- * reads the section in the process, or (v13) from the copy unless the bytes
- * the lookup reads changed since registration.
+ * @reg's SFrame rule for @ip: from the copy (emulator; a file-backed
+ * section's blocks, with why a lookup failed), as the v16 kernel reads the
+ * section in the process, or (v13) from the copy unless the bytes the lookup
+ * reads changed since registration.
  */
 static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const struct walk *w,
 		       const struct emu_unwind_opts *o, struct emu_unwind_rule *rule,
@@ -239,7 +240,6 @@ static int sframe_rule(const struct emu_registration *reg, uint64_t ip, const st
 		.sframe_addr = reg->sframe_start, .text_start = reg->text_start,
 		.text_end = reg->text_end, .arch = o->arch, .profile = o->profile,
 	};
-
 	const struct emu_verdict *fault;
 	int err;
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -584,6 +585,21 @@ static int start_sampling(struct run *r)
 	return 0;
 }
 
+/*
+ * Room for the files callers hand over (HELD_FILES_MAX) beside our own: the
+ * soft descriptor limit up to the hard one. Only once the program runs: it
+ * keeps the limits it was started with.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= HELD_FILES_MAX + 1024)
+		return;
+	rl.rlim_cur = rl.rlim_max < HELD_FILES_MAX + 1024 ? rl.rlim_max : HELD_FILES_MAX + 1024;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 static int setup(struct run *r, sigset_t *orig)
 {
 	r->exec_err_fd = -1;
@@ -601,6 +617,7 @@ static int setup(struct run *r, sigset_t *orig)
 	 * we are not dumpable stays so until it execs, and could not be seized.
 	 */
 	prctl(PR_SET_DUMPABLE, 0);
+	raise_fd_limit();
 	if ((r->calls.notifier.fd >= 0 && watch(r, r->calls.notifier.fd)) ||
 	    (r->exec_err_fd >= 0 && watch(r, r->exec_err_fd))) {
 		log_line(&r->log, "cannot watch the listener: %s", strerror(errno));
@@ -616,6 +633,7 @@ static void teardown(struct run *r)
 	notifier_free(&r->calls.notifier);
 	calls_free(&r->calls);
 	tracees_free(&r->trace.tree);
+	held_files_free(&r->calls.held);	/* after the registrations holding them */
 	sampler_free(r->sampler);
 	verify_session_free(r->verify);
 	if (r->log.f != stderr && r->log.f != stdout)

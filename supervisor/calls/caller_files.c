@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -31,17 +32,22 @@ int caller_file_may_block(long f_type)
 	return 0;
 }
 
-static int fd_of(void *ctx)
-{
-	return (int)(intptr_t)ctx;
-}
+/** struct held_file - one file held: its identity, descriptor, users and table */
+struct held_file {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+	unsigned int refs;
+	struct held_files *set;
+};
 
 static int file_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
+	const struct held_file *hf = ctx;
 	uint8_t *p = buf;
 
 	while (len) {
-		ssize_t n = pread(fd_of(ctx), p, len, (off_t)off);
+		ssize_t n = pread(hf->fd, p, len, (off_t)off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -56,7 +62,54 @@ static int file_read(void *ctx, uint64_t off, void *buf, size_t len)
 
 static void file_release(void *ctx)
 {
-	close(fd_of(ctx));
+	struct held_file *hf = ctx;
+	struct held_files *h = hf->set;
+
+	if (--hf->refs)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i] == hf)
+			h->v[i] = h->v[--h->n];
+	close(hf->fd);
+	free(hf);
+}
+
+void held_files_free(struct held_files *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		close(h->v[i]->fd);
+		free(h->v[i]);
+	}
+	free(h->v);
+	*h = (struct held_files){ 0 };
+}
+
+/* The file @st describes, held with @fd (closed if it is held already); NULL on EMFILE/ENOMEM. */
+static struct held_file *hold(struct held_files *h, const struct stat *st, int fd)
+{
+	struct held_file *hf, **grown;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i]->dev == st->st_dev && h->v[i]->ino == st->st_ino) {
+			close(fd);
+			h->v[i]->refs++;
+			return h->v[i];
+		}
+	if (h->n == HELD_FILES_MAX)
+		return NULL;
+	if (h->n == h->cap) {
+		grown = realloc(h->v, (h->cap ? 2 * h->cap : 16) * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		h->v = grown;
+		h->cap = h->cap ? 2 * h->cap : 16;
+	}
+	hf = malloc(sizeof(*hf));
+	if (!hf)
+		return NULL;
+	*hf = (struct held_file){ st->st_dev, st->st_ino, fd, 1, h };
+	h->v[h->n++] = hf;
+	return hf;
 }
 
 /* A pidfd of the calling thread where the kernel has them (6.9), else of its process. */
@@ -73,7 +126,9 @@ static int open_pidfd(const struct caller_files *cf)
 
 static int get(void *ctx, int fd, struct emu_file *f)
 {
-	int pidfd = open_pidfd(ctx), mine, flags, err;
+	const struct caller_files *cf = ctx;
+	int pidfd = open_pidfd(cf), mine, flags, err;
+	struct held_file *hf;
 	struct statfs sfs;
 	struct stat st;
 
@@ -90,8 +145,13 @@ static int get(void *ctx, int fd, struct emu_file *f)
 		close(mine);
 		return err;
 	}
+	hf = hold(cf->held, &st, mine);
+	if (!hf) {
+		close(mine);
+		return -EMFILE;	/* the emulator's own limit: EAGAIN */
+	}
 	*f = (struct emu_file){
-		.read = file_read, .release = file_release, .ctx = (void *)(intptr_t)mine,
+		.read = file_read, .release = file_release, .ctx = hf,
 		.size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0,
 		.regular = S_ISREG(st.st_mode),
 		.readable = !(flags & O_PATH) && (flags & O_ACCMODE) != O_WRONLY,

@@ -14,10 +14,35 @@
 
 #include "emu/codectl_call.h"
 
-/** struct caller_files - whose descriptors: @tid's, in thread group @tgid */
+/*
+ * Files held at most at once, all callers together: one descriptor each,
+ * however many registrations use it (the supervisor's descriptors are its
+ * own to keep: a caller cannot take them all).
+ */
+#define HELD_FILES_MAX 4096
+
+/**
+ * struct held_files - the callers' files the supervisor holds, one per
+ * file (device and inode), each with the registrations using it (owned by
+ * the run; empty again when every registration has gone)
+ */
+struct held_files {
+	struct held_file **v;
+	size_t n;
+	size_t cap;
+};
+
+/** held_files_free() - free @h's table (after every registration went; any left is closed). */
+void held_files_free(struct held_files *h);
+
+/**
+ * struct caller_files - whose descriptors: @tid's, in thread group @tgid;
+ * @held: where the files taken are kept
+ */
 struct caller_files {
 	pid_t tgid;
 	pid_t tid;
+	struct held_files *held;
 };
 
 /** caller_files_of() - the emu_files reading @cf (which must outlive the call). */

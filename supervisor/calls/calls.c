@@ -6,7 +6,6 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "caller_files.h"
 #include "calls.h"
 #include "supervisor/core/clock.h"
 #include "supervisor/trace/remote_mem.h"
@@ -115,7 +114,7 @@ static int prepare(struct calls *c, struct proc *p, pid_t tid, const struct entr
 		   struct remote_mem *rm, struct emu_call_result *res)
 {
 	struct emu_accessor mem = remote_mem_accessor(rm);
-	struct caller_files cf = { .tgid = p->tgid, .tid = tid };
+	struct caller_files cf = { .tgid = p->tgid, .tid = tid, .held = &c->held };
 	struct emu_files files = caller_files_of(&cf);
 	struct emu_space sp = { .registry = p->as->registry, .mem = &mem, .maps = &p->as->maps,
 				.files = &files };

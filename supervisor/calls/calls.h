@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "emu/codectl_call.h"
+#include "caller_files.h"
 #include "entries.h"
 #include "notify.h"
 #include "supervisor/trace/slow_read.h"
@@ -53,6 +54,7 @@ struct calls {
 	} parked[SLOW_READ_MAX];
 	unsigned int nparked;
 	struct verify_session *verify;
+	struct held_files held;
 };
 
 /* A call that waits this long for its memory is reported (once) in the log. */

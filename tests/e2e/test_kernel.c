@@ -173,16 +173,16 @@ Test(kernel, registry_dump_names_the_entry_point)
 			    &s[2]), 4, "%s", r.out);
 	cr_assert(log_matches(r.log, "registry pid [0-9]+: 5 registrations$"), "%s", r.log);
 	snprintf(want, sizeof(want), "text=%#lx-%#lx sframe_register unwind sframe=%#lx-%#lx v3 1 "
-		 "FDEs\n", t, t + 64, s[0], s[0] + 52);
+		 "FDEs from=memory resident=52/52\n", t, t + 64, s[0], s[0] + 52);
 	cr_assert(strstr(r.log, want), "no '%s' in\n%s", want, r.log);
 	snprintf(want, sizeof(want), "text=%#lx-%#lx codectl identity elf=0-0 "
 		 "path=\"/kernel-prog/split\"\n", t, t + 64);
 	cr_assert(strstr(r.log, want), "no '%s' in\n%s", want, r.log);
-	snprintf(want, sizeof(want), "text=%#lx-%#lx prctl unwind sframe=%#lx-%#lx v3 1 FDEs\n",
-		 t + 64, t + 128, s[1], s[1] + 52);
+	snprintf(want, sizeof(want), "text=%#lx-%#lx prctl unwind sframe=%#lx-%#lx v3 1 FDEs "
+		 "from=memory resident=52/52\n", t + 64, t + 128, s[1], s[1] + 52);
 	cr_assert(strstr(r.log, want), "no '%s' in\n%s", want, r.log);
 	snprintf(want, sizeof(want), "text=%#lx-%#lx stacktrace_setup unwind sframe=%#lx-%#lx v3 1 "
-		 "FDEs\n", t + 128, t + 192, s[2], s[2] + 52);
+		 "FDEs from=memory resident=52/52\n", t + 128, t + 192, s[2], s[2] + 52);
 	cr_assert(strstr(r.log, want), "no '%s' in\n%s", want, r.log);
 	cr_assert(log_matches(r.log, "text=0x[0-9a-f]+-0x[0-9a-f]+ exec unwind sframe="), "%s",
 		  r.log);

@@ -899,9 +899,25 @@ static void stripped_demo(const char *dir)
  * walks; the file registrations made.
  */
 struct demo_run {
-	json_int_t samples[2], stepped[2], wrong;
+	json_int_t samples[2], stepped[2], wrong, verified[2], mismatches;
 	int file_regs;
 };
+
+/* --verify's result for each library: FDEs checked against the code, and its mismatches. */
+static void demo_verified(json_t *verify, struct demo_run *d)
+{
+	size_t k;
+	json_t *o;
+
+	json_array_foreach(verify, k, o) {
+		const char *file = json_string_value(json_object_get(o, "file")) ?: "";
+
+		for (int i = 0; i < 2; i++)
+			if (strstr(file, demo_libs[i]))
+				d->verified[i] = json_integer_value(json_object_get(o, "fdes_checked"));
+		d->mismatches += json_integer_value(json_object_get(o, "mismatches"));
+	}
+}
 
 static void run_demo(const char *dir, const char *prog, const char *path, struct demo_run *d)
 {
@@ -912,10 +928,10 @@ static void run_demo(const char *dir, const char *prog, const char *path, struct
 
 	snprintf(json, sizeof(json), "%s/run.json", dir);
 	if (path)
-		RUN(&r, "-q", "--trace", "--check", "--json-all", json, "--sframe-path", path, "--",
-		    prog);
+		RUN(&r, "-q", "--trace", "--check", "--verify", "--json-all", json, "--sframe-path",
+		    path, "--", prog);
 	else
-		RUN(&r, "-q", "--trace", "--check", "--json-all", json, "--", prog);
+		RUN(&r, "-q", "--trace", "--check", "--verify", "--json-all", json, "--", prog);
 	cr_assert_eq(r.status, 0, "%s", r.log);
 	root = json_load_file(json, 0, NULL);
 	cr_assert(root, "%s", json);
@@ -931,6 +947,7 @@ static void run_demo(const char *dir, const char *prog, const char *path, struct
 		d->samples[i] = json_integer_value(json_object_get(o, "samples"));
 		d->stepped[i] = json_integer_value(json_object_get(o, "with_sframe_step"));
 	}
+	demo_verified(json_object_get(root, "verify"), d);
 	for (p = r.log; (p = strstr(p, "codectl(CODE_REGISTER_SFRAME_FILE, ")); p++)
 		d->file_regs += !strncmp(strstr(p, ") = ") ?: "", ") = 0", 5);
 	json_decref(root);
@@ -941,12 +958,14 @@ static void run_demo(const char *dir, const char *prog, const char *path, struct
  * Done when of the file-backed registration: the libraries stripped of
  * .sframe, their sections in a build-id tree (plain, zstd), are covered as
  * with the sections in place (every sample with frame 0 in them walked by
- * SFrame) with no wrong walk; without the tree, no SFrame step there at all.
+ * SFrame) with no wrong walk, and --verify checks the same FDEs against
+ * their code; without the tree, no SFrame step there at all.
  */
 Test(loader, stripped_libraries_unwound_from_sframe_files)
 {
 	char dir[PATH_MAX], prog[PATH_MAX + 16], plain[PATH_MAX + 8], zstd[PATH_MAX + 8];
 	const char *paths[] = { NULL, plain, zstd };
+	json_int_t in_place[2] = { 0 };
 	struct demo_run d;
 
 	cr_assert(test_mkdtemp(dir, sizeof(dir), "codectl-sframe-path"));
@@ -958,9 +977,15 @@ Test(loader, stripped_libraries_unwound_from_sframe_files)
 		run_demo(dir, k ? prog : SAMPLING_DEMO, paths[k], &d);
 		cr_assert_eq(d.file_regs, k ? 2 : 0, "run %d", k);
 		cr_assert_eq(d.wrong, 0, "run %d", k);
+		cr_assert_eq(d.mismatches, 0, "run %d", k);
 		for (int i = 0; i < 2; i++) {
 			cr_assert_gt(d.samples[i], 20, "run %d: %s", k, demo_libs[i]);
 			cr_assert_eq(d.stepped[i], d.samples[i], "run %d: %s", k, demo_libs[i]);
+			if (!k)
+				in_place[i] = d.verified[i];
+			cr_assert(d.verified[i] > 0 && d.verified[i] == in_place[i],
+				  "run %d: %s: %lld FDEs verified, %lld in place", k, demo_libs[i],
+				  (long long)d.verified[i], (long long)in_place[i]);
 		}
 	}
 	run_demo(dir, prog, NULL, &d);

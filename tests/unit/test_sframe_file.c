@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "eh_frame_object.h"
 #include "elf_sframe.h"
@@ -381,4 +383,40 @@ Test(sframe_file_call, filesystems_that_may_block)
 	cr_assert(caller_file_may_block(0x6969));	/* NFS */
 	cr_assert(!caller_file_may_block(0xef53));	/* ext4 */
 	cr_assert(!caller_file_may_block(0x01021994));	/* tmpfs */
+}
+
+/* Files taken from a caller (pidfd_getfd, here of this process): one held per file. */
+Test(sframe_file_call, a_file_taken_twice_is_held_once)
+{
+	struct held_files held = { 0 };
+	struct caller_files self = { getpid(), getpid(), &held };
+	struct emu_files files = caller_files_of(&self);
+	int fd = memfd_create("held", MFD_CLOEXEC), again = dup(fd), pipefd[2];
+	struct emu_file a, b, c;
+	char buf[4];
+
+	cr_assert(fd >= 0 && again >= 0 && !pipe(pipefd));
+	cr_assert_eq(write(fd, "abcd", 4), 4);
+	cr_assert_eq(files.get(files.ctx, fd, &a), 0);
+	cr_assert_eq(files.get(files.ctx, again, &b), 0);
+	cr_assert_eq(files.get(files.ctx, 1000, &c), -EBADF);
+	cr_assert(a.regular && a.readable && !a.may_block && a.size == 4);
+	cr_assert_eq(a.ctx, b.ctx, "the same file, one descriptor held");
+	cr_assert_eq(held.n, 1);
+	close(fd);
+	close(again);	/* the caller's descriptors gone: the file is still read */
+	cr_assert_eq(a.read(a.ctx, 1, buf, 3), 0);
+	cr_assert_eq(memcmp(buf, "bcd", 3), 0);
+	cr_assert_eq(a.read(a.ctx, 2, buf, 3), -EIO, "a short read fails");
+	cr_assert_eq(files.get(files.ctx, pipefd[0], &c), 0);
+	cr_assert(!c.regular);
+	cr_assert_eq(held.n, 2);
+	c.release(c.ctx);
+	a.release(a.ctx);
+	cr_assert_eq(held.n, 1);
+	b.release(b.ctx);
+	cr_assert_eq(held.n, 0);
+	held_files_free(&held);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
