@@ -238,7 +238,7 @@ static struct emu_sframe_section *load_file(const char *tmp, const struct elf_sf
 	struct caller_files self = { getpid(), getpid(), held };
 	struct emu_files files = caller_files_of(&self);
 	struct emu_sframe_file_params fp = { .size = es->len, .compression = (unsigned int)c - 1,
-					     .cache = cache };
+					     .cache = cache, .room = UINT64_MAX };
 	struct emu_sframe_section *s = NULL;
 	char path[4200];
 	struct emu_verdict v;

@@ -53,6 +53,16 @@ static int find_note(const uint8_t *buf, size_t len, uint8_t *id, size_t *id_len
 	return -ENOENT;
 }
 
+/* Does a PF_X PT_LOAD of these headers, moved by @bias, hold @addr? */
+static bool holds_code(const Elf64_Phdr *ph, unsigned int n, uint64_t bias, uint64_t addr)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
+		    addr - (bias + ph[i].p_vaddr) < ph[i].p_memsz)
+			return true;
+	return false;
+}
+
 int emu_text_build_id(const struct emu_accessor *mem, const struct emu_mappings *maps,
 		      uint64_t addr, uint8_t *id, size_t *len)
 {
@@ -61,6 +71,7 @@ int emu_text_build_id(const struct emu_accessor *mem, const struct emu_mappings 
 	uint8_t notes[MAX_NOTES];
 	Elf64_Ehdr eh;
 	bool first = true;
+	int err = -ENOENT;
 
 	if (!base)
 		return -ENOENT;
@@ -76,15 +87,17 @@ int emu_text_build_id(const struct emu_accessor *mem, const struct emu_mappings 
 			bias = base - (ph[i].p_vaddr - ph[i].p_offset);
 			first = false;
 		}
+	if (!holds_code(ph, eh.e_phnum, bias, addr))
+		return -ENOENT;	/* another object's header, before this one's mappings */
 	for (unsigned int i = 0; i < eh.e_phnum; i++) {
 		size_t n = ph[i].p_filesz < MAX_NOTES ? ph[i].p_filesz : MAX_NOTES;
 
 		if (ph[i].p_type != PT_NOTE)
 			continue;
 		if (emu_read(mem, bias + ph[i].p_vaddr, notes, n))
-			return -EFAULT;
-		if (!find_note(notes, n, id, len))
+			err = -EFAULT;	/* this note unreadable: the next may do */
+		else if (!find_note(notes, n, id, len))
 			return 0;
 	}
-	return -ENOENT;
+	return err;
 }

@@ -23,9 +23,10 @@
  *
  * The object's first mapping is the nearest one at or below @addr's that
  * begins with an ELF header, reached through mappings of files that follow
- * one another without a gap.
+ * one another without a gap, and whose program headers put an executable
+ * segment at @addr.
  * Return: 0, -ENOENT (no ELF object there, or it has no build id), -EFAULT
- * (its headers or notes unreadable).
+ * (its headers, or every note segment, unreadable).
  */
 int emu_text_build_id(const struct emu_accessor *mem, const struct emu_mappings *maps,
 		      uint64_t addr, uint8_t *id, size_t *len);

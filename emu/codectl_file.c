@@ -35,7 +35,7 @@ static int check_fields(const struct code_sframe_file_info *info, struct emu_ver
 	if (info->compression > CODE_SFRAME_COMPRESS_ZSTD)
 		return emu_reject(v, EMU_R_FILE_COMPRESSION, "compression %u unknown",
 				  info->compression);
-	if (!info->length || info->offset + info->length < info->offset ||
+	if (!info->length || !info->size || info->offset + info->length < info->offset ||
 	    (info->compression == CODE_SFRAME_COMPRESS_NONE && info->size != info->length))
 		return emu_reject(v, EMU_R_FILE_SIZES, "offset %llu, length %llu, size %llu, "
 				  "compression %u", (unsigned long long)info->offset,
@@ -87,7 +87,7 @@ static int check_build_id(const struct emu_space *sp, const struct code_sframe_f
 				  "to compare (%s)", strerror(-err));
 	if (len != info->build_id_len || memcmp(have, want, len))
 		return emu_reject(v, EMU_R_BUILD_ID_MISMATCH, "the text's object has another "
-				  "build id (%zu bytes, %02x%02x...)", len, have[0], have[1]);
+				  "build id (%zu bytes, %02x...)", len, have[0]);
 	return 0;
 }
 
@@ -101,9 +101,11 @@ static int attach_file(const struct emu_policy *p, const struct emu_space *sp,
 		.text_end = info->text_end, .arch = p->arch, .profile = p->profile,
 		.maps = sp->maps,
 	};
+	uint64_t held = emu_registry_sframe_bytes(sp->registry);
 	struct emu_sframe_file_params fp = {
 		.offset = info->offset, .length = info->length, .size = info->size,
 		.compression = info->compression,
+		.room = p->max_sframe_total > held ? p->max_sframe_total - held : 0,
 	};
 	struct emu_verdict *v = &res->verdict;
 	uint8_t id[CODE_BUILD_ID_MAX];

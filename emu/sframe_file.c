@@ -32,7 +32,7 @@
  * @map, @map_len: the section-sized mapping the blocks are read into
  * @stamp: each block's last use (block_cache.h), 0 when not resident
  * @checked: a bit per FDE, set once its FREs were checked
- * @zbuf: the compressed bytes of the block being read
+ * @zbuf, @zbuf_len: room for the compressed bytes of an FRE block being read
  * @fault: why the last lookup failed
  */
 struct emu_sframe_store {
@@ -92,15 +92,16 @@ static void evict(void *owner, uint32_t b)
 	st->stamp[b] = 0;
 }
 
-/* Decompress @len bytes of @st->zbuf into @dst, which must fill exactly @size. */
-static int decompress(const struct emu_sframe_store *st, size_t len, uint8_t *dst, uint32_t size)
+/* Decompress @len bytes at @src into @dst, which they must fill exactly (@size bytes). */
+static int decompress(unsigned int codec, const uint8_t *src, size_t len, uint8_t *dst,
+		      uint32_t size)
 {
 	uLongf out = size;
 	size_t n;
 
-	if (st->compression == CODE_SFRAME_COMPRESS_ZLIB)
-		return uncompress(dst, &out, st->zbuf, len) == Z_OK && out == size ? 0 : -EINVAL;
-	n = ZSTD_decompress(dst, size, st->zbuf, len);
+	if (codec == CODE_SFRAME_COMPRESS_ZLIB)
+		return uncompress(dst, &out, src, len) == Z_OK && out == size ? 0 : -EINVAL;
+	n = ZSTD_decompress(dst, size, src, len);
 	return !ZSTD_isError(n) && n == size ? 0 : -EINVAL;
 }
 
@@ -108,7 +109,8 @@ static int decompress(const struct emu_sframe_store *st, size_t len, uint8_t *ds
 static int read_block(struct emu_sframe_store *st, uint32_t b, struct emu_verdict *v)
 {
 	const struct code_sframe_block *e = &st->blocks[b];
-	uint8_t *dst = st->map + st->start[b];
+	uint8_t *dst = st->map + st->start[b], *src;
+	int err = 0;
 
 	if (st->compression == CODE_SFRAME_COMPRESS_NONE) {
 		if (st->file.read(st->file.ctx, st->base + e->offset, dst, e->size))
@@ -117,15 +119,21 @@ static int read_block(struct emu_sframe_store *st, uint32_t b, struct emu_verdic
 					  (unsigned long long)(st->base + e->offset));
 		return 0;
 	}
-	if (st->file.read(st->file.ctx, st->base + e->offset, st->zbuf, e->length))
-		return emu_reject(v, EMU_R_FILE_READ, "block %u: %u compressed bytes at file "
-				  "offset %llu unreadable", b, e->length,
-				  (unsigned long long)(st->base + e->offset));
-	if (decompress(st, e->length, dst, e->size))
-		return emu_reject(v, EMU_R_FILE_BLOCKS, "block %u: %u bytes do not decompress (%s) "
-				  "to its %u bytes", b, e->length, codec_names[st->compression],
-				  e->size);
-	return 0;
+	/* block 0 is read once: its compressed bytes are not kept */
+	src = b ? st->zbuf : malloc(e->length);
+	if (!src)
+		return emu_reject(v, EMU_R_NOMEM, "out of memory");
+	if (st->file.read(st->file.ctx, st->base + e->offset, src, e->length))
+		err = emu_reject(v, EMU_R_FILE_READ, "block %u: %u compressed bytes at file "
+				 "offset %llu unreadable", b, e->length,
+				 (unsigned long long)(st->base + e->offset));
+	else if (decompress(st->compression, src, e->length, dst, e->size))
+		err = emu_reject(v, EMU_R_FILE_BLOCKS, "block %u: %u bytes do not decompress (%s) "
+				 "to its %u bytes", b, e->length, codec_names[st->compression],
+				 e->size);
+	if (!b)
+		free(src);
+	return err;
 }
 
 static uint32_t block_of(const struct emu_sframe_store *st, uint64_t pos)
@@ -135,11 +143,14 @@ static uint32_t block_of(const struct emu_sframe_store *st, uint64_t pos)
 	return 1 + (uint32_t)((pos - st->blocks[0].size) / st->block_size);
 }
 
-/* Every block holding a byte of [from, to) resident, for the lookup stamped @pin. */
+/*
+ * Every block holding a byte of [from, to) resident, for the lookup stamped
+ * @pin. Return: the blocks read (or decompressed), or the rule's negative errno.
+ */
 static int ensure(struct emu_sframe_store *st, uint64_t pin, uint64_t from, uint64_t to)
 {
 	uint32_t last;
-	int err;
+	int err, read = 0;
 
 	if (to <= from)
 		return 0;
@@ -153,11 +164,12 @@ static int ensure(struct emu_sframe_store *st, uint64_t pin, uint64_t from, uint
 		err = read_block(st, b, &st->fault);
 		if (err)
 			return err;
+		read++;
 		if (emu_block_cache_charge(st->cache, st, b, st->blocks[b].size, &st->stamp[b],
 					   evict))
 			st->stamp[b] = pin;	/* uncharged, resident until the section goes */
 	}
-	return 0;
+	return read;
 }
 
 /* Where FDE @idx's FREs (v3: its attribute record) start, as its entry says. */
@@ -169,25 +181,70 @@ static uint64_t fde_fres_at(const struct emu_sframe_section *s, uint32_t idx)
 							    EMU_SF_FDE_FRE_OFF));
 }
 
+/* The most bytes @fde's FREs can take, within the FRE sub-section. */
+static uint64_t fres_most(const struct emu_sframe_section *s, const struct emu_sframe_fde *fde)
+{
+	uint64_t most = fde->fres_pos + (uint64_t)fde->num_fres * FRE_MAX_BYTES;
+
+	return most < s->fres_end ? most : s->fres_end;
+}
+
+/*
+ * Where FDE @idx's FREs are expected to end: where the next function's
+ * start, when they come after these (as assemblers lay them out), else
+ * fres_most().
+ */
+static uint64_t fres_expected(const struct emu_sframe_section *s, uint32_t idx,
+			      const struct emu_sframe_fde *fde)
+{
+	uint64_t most = fres_most(s, fde);
+	uint64_t next = idx + 1 < s->hdr.num_fdes ? fde_fres_at(s, idx + 1) : most;
+
+	return next > fde->fres_pos && next < most ? next : most;
+}
+
+/* Do @fde's FREs end by @end? Reads only bytes below @end (false: read on). */
+static bool fres_within(const struct emu_sframe_section *s, const struct emu_sframe_fde *fde,
+			uint64_t end)
+{
+	struct emu_sframe_fre fre;
+	size_t pos = fde->fres_pos;
+
+	for (uint32_t j = 0; j < fde->num_fres; j++) {
+		if (pos + fde->addr_size + 1 > end)
+			return false;
+		if (emu_sf_decode_fre_head(s, fde, &pos, &fre))
+			return true;	/* broken: the check that follows says so */
+		if (pos > end)
+			return false;
+	}
+	return true;
+}
+
 int emu_sf_store_fetch(const struct emu_sframe_section *s, uint32_t idx,
 		       struct emu_sframe_fde *fde)
 {
 	struct emu_sframe_store *st = s->store;
 	uint64_t pin = emu_block_cache_begin(st->cache), at = fde_fres_at(s, idx), end;
 	enum emu_rule r;
+	int read = 0, n, m;
 
 	emu_verdict_init(&st->fault);
-	if (s->hdr.version == 3 && ensure(st, pin, at, at + EMU_SF_V3_ATTR_SIZE))
+	if (s->hdr.version == 3 && (read = ensure(st, pin, at, at + EMU_SF_V3_ATTR_SIZE)) < 0)
 		return -EFAULT;
 	r = emu_sf_decode_fde(s, idx, fde);
 	if (r) {
 		emu_sf_fde_fail(&st->fault, r, idx, fde);
 		return -EFAULT;
 	}
-	end = fde->fres_pos + (uint64_t)fde->num_fres * FRE_MAX_BYTES;
-	if (ensure(st, pin, fde->fres_pos, end < s->fres_end ? end : s->fres_end))
+	end = fres_expected(s, idx, fde);
+	n = ensure(st, pin, fde->fres_pos, end);
+	if (n >= 0 && !fres_within(s, fde, end))
+		n = (m = ensure(st, pin, end, fres_most(s, fde))) < 0 ? m : n + m;
+	if (n < 0)
 		return -EFAULT;
-	if (st->checked[idx / 8] & (1u << (idx % 8)))
+	/* bytes read again may have changed in the file since they were checked */
+	if (!read && !n && (st->checked[idx / 8] & (1u << (idx % 8))))
 		return 0;
 	if (emu_sf_validate_fres(s, idx, fde, &st->fault))
 		return -EFAULT;
@@ -220,6 +277,22 @@ static int blocks_fail(struct emu_verdict *v, const char *what, uint64_t a, uint
 {
 	return emu_reject(v, EMU_R_FILE_BLOCKS, "compressed data: %s (%llu, %llu)", what,
 			  (unsigned long long)a, (unsigned long long)b);
+}
+
+/* What a registration keeps for good: block 0, the index, the compressed block's room. */
+static uint64_t kept_bytes(const struct emu_sframe_store *st)
+{
+	return (uint64_t)st->blocks[0].size + st->zbuf_len +
+	       (uint64_t)st->nblocks * (sizeof(*st->blocks) + sizeof(*st->start) +
+					sizeof(*st->stamp));
+}
+
+static int budget_fail(const struct emu_sframe_store *st, const struct emu_sframe_file_params *fp,
+		       struct emu_verdict *v)
+{
+	return emu_reject(v, EMU_R_SFRAME_BUDGET, "its header, FDE table and index would keep "
+			  "%llu bytes, above the %llu left of this process's budget",
+			  (unsigned long long)kept_bytes(st), (unsigned long long)fp->room);
 }
 
 /* One index entry against the data's length and the section's size. */
@@ -279,12 +352,15 @@ static int read_index(struct emu_sframe_store *st, const struct emu_sframe_file_
 		err = check_entry(&h, &st->blocks[b], b, index_end, fp->length, &covered, v);
 		if (err)
 			return err;
-		if (st->blocks[b].length > zmax)
+		if (b && st->blocks[b].length > zmax)
 			zmax = st->blocks[b].length;
 	}
 	if (covered != h.size)
 		return blocks_fail(v, "the blocks do not add up to the size: sum, size", covered, h.size);
-	st->zbuf = malloc(zmax);
+	st->zbuf_len = zmax;
+	if (kept_bytes(st) > fp->room)
+		return budget_fail(st, fp, v);
+	st->zbuf = malloc(zmax ? zmax : 1);
 	return st->zbuf ? 0 : emu_reject(v, EMU_R_NOMEM, "out of memory");
 }
 
@@ -332,7 +408,11 @@ static int read_first(struct emu_sframe_section *s, const struct emu_sframe_file
 		return blocks_fail(v, "block 0 does not end where the FREs start: its size, FREs at",
 				   st->blocks[0].size, s->fres_pos);
 	if (!st->compression) {
-		if (plain_index(st, fp->size, s->fres_pos) || index_blocks(st))
+		if (plain_index(st, fp->size, s->fres_pos))
+			return emu_reject(v, EMU_R_NOMEM, "out of memory");
+		if (kept_bytes(st) > fp->room)
+			return budget_fail(st, fp, v);
+		if (index_blocks(st))
 			return emu_reject(v, EMU_R_NOMEM, "out of memory");
 		if (st->file.read(st->file.ctx, st->base + head, st->map + head, s->fres_pos - head))
 			return emu_reject(v, EMU_R_FILE_READ, "the FDE table unreadable");
@@ -400,7 +480,7 @@ const char *emu_sframe_source(const struct emu_sframe_section *s)
 
 size_t emu_sframe_kept(const struct emu_sframe_section *s)
 {
-	return s->store ? s->store->blocks[0].size : s->len;
+	return s->store ? kept_bytes(s->store) : s->len;
 }
 
 size_t emu_sframe_resident(const struct emu_sframe_section *s)

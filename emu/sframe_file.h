@@ -46,6 +46,9 @@ struct emu_file {
  * @size: the section's bytes, uncompressed
  * @compression: CODE_SFRAME_COMPRESS_*
  * @cache: the budget the blocks are charged to (a reference is taken)
+ * @room: bytes the registration may keep for good (emu_sframe_kept(): its
+ *	header, FDE table and index), what is left of the address space's
+ *	budget; more is -ENOMEM (sframe-budget)
  */
 struct emu_sframe_file_params {
 	uint64_t offset;
@@ -53,6 +56,7 @@ struct emu_sframe_file_params {
 	uint64_t size;
 	unsigned int compression;
 	struct emu_block_cache *cache;
+	uint64_t room;
 };
 
 /**
@@ -63,7 +67,8 @@ struct emu_sframe_file_params {
  * @out: the new section, one reference
  *
  * Return: 0; -EIO (file-read), -EINVAL (file-blocks, or an sframe-* rule of
- * the header or an FDE), -ENOMEM; @v names the rule.
+ * the header or an FDE), -ENOMEM (sframe-budget, or out of memory); @v names
+ * the rule.
  */
 int emu_sframe_load_file(const struct emu_file *file, const struct emu_sframe_file_params *fp,
 			 const struct emu_sframe_params *p, struct emu_sframe_section **out,
@@ -83,7 +88,8 @@ const char *emu_sframe_source(const struct emu_sframe_section *s);
 
 /**
  * emu_sframe_kept() - bytes of @s held for as long as it is registered: a
- *	copy's all, a file-backed section's header and FDE table
+ *	copy's all; a file-backed section's header, FDE table, block index and
+ *	room for one compressed block
  */
 size_t emu_sframe_kept(const struct emu_sframe_section *s);
 

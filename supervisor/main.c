@@ -594,9 +594,10 @@ static void raise_fd_limit(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= HELD_FILES_MAX + 1024)
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= HELD_FILES_MAX + HELD_FILES_RESERVE)
 		return;
-	rl.rlim_cur = rl.rlim_max < HELD_FILES_MAX + 1024 ? rl.rlim_max : HELD_FILES_MAX + 1024;
+	rl.rlim_cur = rl.rlim_max < HELD_FILES_MAX + HELD_FILES_RESERVE ? rl.rlim_max :
+		      HELD_FILES_MAX + HELD_FILES_RESERVE;
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
@@ -618,6 +619,7 @@ static int setup(struct run *r, sigset_t *orig)
 	 */
 	prctl(PR_SET_DUMPABLE, 0);
 	raise_fd_limit();
+	held_files_limit(&r->calls.held);
 	if ((r->calls.notifier.fd >= 0 && watch(r, r->calls.notifier.fd)) ||
 	    (r->exec_err_fd >= 0 && watch(r, r->exec_err_fd))) {
 		log_line(&r->log, "cannot watch the listener: %s", strerror(errno));

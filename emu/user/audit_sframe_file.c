@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "audit_sframe_file.h"
@@ -36,11 +37,13 @@ int audit_sframe_file_open(const char *dirs, const struct audit_object *o,
 		return -1;
 	while (*dir) {
 		size_t n = strcspn(dir, ":");
+		/* never wait on a FIFO, never take a terminal: a regular file only */
 		int fd = n && file_name(dir, n, o, name, len) ?
-			 open(name, O_RDONLY | O_CLOEXEC) : -1;
+			 open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
+		struct stat st;
 
-		if (fd >= 0 && pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) &&
-		    header_ok(h, o))
+		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) && header_ok(h, o))
 			return fd;
 		if (fd >= 0)
 			close(fd);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -17,13 +18,15 @@
 
 /*
  * Filesystems whose reads are served by a process or a network: FUSE, NFS,
- * SMB/CIFS (three magics), 9P, Ceph, AFS, Coda, GlusterFS through FUSE.
+ * SMB/CIFS (three magics), 9P, Ceph, AFS, Coda (GlusterFS and sshfs are
+ * FUSE); and those stacked on others, which may be any of them (overlayfs,
+ * ecryptfs: a user namespace can mount both, over FUSE).
  */
 int caller_file_may_block(long f_type)
 {
 	static const unsigned long magics[] = {
 		0x65735546, 0x6969, 0xfe534d42, 0xff534d42, 0x517b, 0x01021997, 0x00c36400,
-		0x5346414f, 0x73757245,
+		0x5346414f, 0x73757245, 0x794c7630, 0xf15f,
 	};
 
 	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
@@ -74,6 +77,17 @@ static void file_release(void *ctx)
 	free(hf);
 }
 
+void held_files_limit(struct held_files *h)
+{
+	struct rlimit rl;
+	uint64_t room;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	room = rl.rlim_cur > HELD_FILES_RESERVE + 1 ? rl.rlim_cur - HELD_FILES_RESERVE : 1;
+	h->max = room < HELD_FILES_MAX ? room : HELD_FILES_MAX;
+}
+
 void held_files_free(struct held_files *h)
 {
 	for (size_t i = 0; i < h->n; i++) {
@@ -81,7 +95,7 @@ void held_files_free(struct held_files *h)
 		free(h->v[i]);
 	}
 	free(h->v);
-	*h = (struct held_files){ 0 };
+	*h = (struct held_files){ .max = h->max };
 }
 
 /* The file @st describes, held with @fd (closed if it is held already); NULL on EMFILE/ENOMEM. */
@@ -95,7 +109,7 @@ static struct held_file *hold(struct held_files *h, const struct stat *st, int f
 			h->v[i]->refs++;
 			return h->v[i];
 		}
-	if (h->n == HELD_FILES_MAX)
+	if (h->n == (h->max ? h->max : HELD_FILES_MAX))
 		return NULL;
 	if (h->n == h->cap) {
 		grown = realloc(h->v, (h->cap ? 2 * h->cap : 16) * sizeof(*grown));

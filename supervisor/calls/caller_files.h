@@ -25,12 +25,26 @@
  * struct held_files - the callers' files the supervisor holds, one per
  * file (device and inode), each with the registrations using it (owned by
  * the run; empty again when every registration has gone)
+ * @max: how many at most (0: HELD_FILES_MAX); held_files_limit() sets it
  */
 struct held_files {
 	struct held_file **v;
 	size_t n;
 	size_t cap;
+	size_t max;
 };
+
+/*
+ * Descriptors kept for the supervisor's own use (/proc files, pidfds, perf
+ * events, libraries' opens) whatever the callers hand over.
+ */
+#define HELD_FILES_RESERVE 512
+
+/**
+ * held_files_limit() - @h's maximum from the descriptor limit now: what it
+ * leaves after HELD_FILES_RESERVE, at most HELD_FILES_MAX (at least 1)
+ */
+void held_files_limit(struct held_files *h);
 
 /** held_files_free() - free @h's table (after every registration went; any left is closed). */
 void held_files_free(struct held_files *h);

@@ -252,21 +252,18 @@ static unsigned int drain_one(struct sample_ring *r, uint8_t *base, ring_record_
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;
 		tail += h.size;
-		if (!fn) {
-			n += h.type == PERF_RECORD_SAMPLE;
-			continue;
-		}
 		p = data + at;
 		if (at + h.size > r->data_size) {
 			memcpy(r->scratch, data + at, r->data_size - at);
 			memcpy(r->scratch + (r->data_size - at), data, h.size - (r->data_size - at));
 			p = r->scratch;
 		}
-		if (h.type == PERF_RECORD_LOST)
+		if (h.type == PERF_RECORD_LOST && fn)
 			r->lost += ((const uint64_t *)p)[2];
 		else if (h.type == PERF_RECORD_SAMPLE &&
 			 parse_sample(p, h.size, r->stack_bytes, &rec)) {
-			fn(ctx, &rec);
+			if (fn)
+				fn(ctx, &rec);
 			n++;
 		}
 	}

@@ -164,6 +164,8 @@ static enum abi_result field_rules(struct abi_ctx *ctx)
 	EXPECT(ctx, reg_file(&i), EINVAL);
 	i = f.info, i.size = f.len + 1;	/* without compression, size is length */
 	EXPECT(ctx, reg_file(&i), EINVAL);
+	i = f.info, i.size = 0, i.compression = CODE_SFRAME_COMPRESS_ZLIB;
+	EXPECT(ctx, reg_file(&i), EINVAL);
 	i = f.info, i.offset = ~0ull - 4;
 	EXPECT(ctx, reg_file(&i), EINVAL);
 	EXPECT(ctx, reg_file(&f.info), 0);	/* and the fixture itself is right */

@@ -138,7 +138,8 @@ static void file_backed(const uint8_t *data, size_t size, unsigned int compressi
 			      .size = size, .regular = true, .readable = true };
 	struct emu_sframe_file_params fp = { .length = size, .size = size,
 					     .compression = compression,
-					     .cache = emu_block_cache_new(3 * 4096) };
+					     .cache = emu_block_cache_new(3 * 4096),
+					     .room = 16u << 20 };
 	struct emu_unwind_rule a, b;
 	struct emu_sframe_section *s = NULL;
 	struct emu_verdict v;
