@@ -190,7 +190,7 @@ static uint64_t fres_most(const struct emu_sframe_section *s, const struct emu_s
 }
 
 /*
- * Where FDE @idx's FREs are expected to end: where the next function's
+ * Where FDE @idx's FREs are expected to end: where the next function's FREs
  * start, when they come after these (as assemblers lay them out), else
  * fres_most().
  */
@@ -239,8 +239,10 @@ int emu_sf_store_fetch(const struct emu_sframe_section *s, uint32_t idx,
 	}
 	end = fres_expected(s, idx, fde);
 	n = ensure(st, pin, fde->fres_pos, end);
-	if (n >= 0 && !fres_within(s, fde, end))
-		n = (m = ensure(st, pin, end, fres_most(s, fde))) < 0 ? m : n + m;
+	if (n >= 0 && !fres_within(s, fde, end)) {
+		m = ensure(st, pin, end, fres_most(s, fde));
+		n = m < 0 ? m : n + m;
+	}
 	if (n < 0)
 		return -EFAULT;
 	/* bytes read again may have changed in the file since they were checked */
