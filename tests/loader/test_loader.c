@@ -988,7 +988,8 @@ static void run_demos(const char *dir, const char *const *progs, const char *con
  * .sframe, their sections in a build-id tree (plain, zstd), are covered as
  * with the sections in place (every sample with frame 0 in them walked by
  * SFrame) with no wrong walk, and --verify checks the same FDEs against
- * their code; without the tree, no SFrame step there at all.
+ * their code with the same findings; without the tree, no SFrame step there
+ * at all.
  */
 Test(loader, stripped_libraries_unwound_from_sframe_files)
 {
@@ -1007,7 +1008,8 @@ Test(loader, stripped_libraries_unwound_from_sframe_files)
 		cr_assert_eq(d[k].status, 0, "run %d (its log is on stderr)", k);
 		cr_assert_eq(d[k].file_regs, k ? 2 : 0, "run %d", k);
 		cr_assert_eq(d[k].wrong, 0, "run %d", k);
-		cr_assert_eq(d[k].mismatches, 0, "run %d", k);
+		/* toolchain bugs (ld 2.44's .plt.got rows) are found alike, in place or not */
+		cr_assert_eq(d[k].mismatches, d[0].mismatches, "run %d", k);
 		for (int i = 0; i < 2; i++) {
 			cr_assert_gt(d[k].samples[i], 20, "run %d: %s", k, demo_libs[i]);
 			cr_assert_eq(d[k].stepped[i], d[k].samples[i], "run %d: %s", k, demo_libs[i]);

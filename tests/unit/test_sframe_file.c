@@ -239,7 +239,7 @@ Test(sframe_file, a_broken_block_fails_only_its_lookups)
 	copy = load_copy(b.sec, b.len, &b.p);
 	file = load_file(b.sec, b.len, &b.p, CODE_SFRAME_COMPRESS_ZLIB, cache, &m);
 	h = (const void *)m.data;
-	e = (const void *)(m.data + sizeof(*h)) + h->nblocks / 2;
+	e = (const struct code_sframe_block *)(m.data + sizeof(*h)) + h->nblocks / 2;
 	((uint8_t *)m.data)[e->offset + e->length / 2] ^= 0x5a;
 	for (uint64_t ip = b.o.text_start; ip < b.o.text_end; ip += 7) {
 		struct emu_unwind_rule x = { 0 }, y = { 0 };
