@@ -52,7 +52,7 @@ WARN := -Wall -Wextra -Werror
 DEPFLAGS := -MMD -MP
 # codectl-run, libemu and the test binaries (sanitized with SAN=asan).
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS)
-ALL_CPPFLAGS = -D_GNU_SOURCE -Iinclude -I. $(CPPFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE -Iinclude -I. -DCAPSTONE_SONAME='"$(CAPSTONE_SONAME)"' $(CPPFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # Programs that run traced by codectl-run: LeakSanitizer cannot run under ptrace.
 PROG_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(CPPFLAGS)
@@ -144,7 +144,10 @@ int32_t f(const sframe_decoder_ctx *d, const sframe_frame_row_entry *e, int *err
 	echo "UNWIND_LIBS := $(pc --libs libunwind)"
 	echo "UNWIND_PTRACE_CFLAGS := $(pc --cflags libunwind-ptrace)"
 	echo "UNWIND_PTRACE_LIBS := $(pc --libs libunwind-ptrace libunwind-generic)"
-	echo "CAPSTONE_LIBS := $(pc --libs capstone)"
+	# capstone is loaded when first used (supervisor/core/x86_decoder.c): its soname
+	cs=$(objdump -p "$(pc --variable=libdir capstone)/libcapstone.so" | awk '$1 == "SONAME" { print $2 }')
+	[ -n "$cs" ] || { echo "make: no soname in libcapstone.so" >&2; exit 1; }
+	echo "CAPSTONE_SONAME := $cs"
 	echo "LIBSFRAME_API := $api"
 	echo "CLANG := clang"
 } >"$out.tmp" && mv "$out.tmp" "$out"
@@ -189,7 +192,7 @@ RUN_OBJ := $(RUN_SRC:%.c=$(O)/obj/%.o)
 # what linking the supervisor's oracles, calls and reports needs
 # emu/'s codecs (file-backed SFrame, sframe_file.c)
 EMU_LIBS := -lzstd -lz
-SUPERVISOR_LIBS = -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson $(CAPSTONE_LIBS) $(EMU_LIBS)
+SUPERVISOR_LIBS = -lseccomp $(UNWIND_PTRACE_LIBS) -ldw -lelf -ljansson $(EMU_LIBS)
 CODECTL_RUN := $(O)/codectl-run
 # The rtld-audit loader module: loaded into traced programs, so never sanitized.
 AUDIT_SRC := $(wildcard emu/user/audit*.c)
@@ -271,6 +274,7 @@ STARTUP_DIR := $(O)/bench/startup-libs
 STARTUP_NUMS := 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20
 STARTUP_LIBS := $(STARTUP_NUMS:%=$(STARTUP_DIR)/libstart%.so)
 STARTUP_PROG := $(STARTUP_DIR)/startup-prog
+STARTUP_STAMP := $(STARTUP_DIR)/startup-stamp
 
 VECTORS := $(filter-out %.txt,$(wildcard tests/vectors/v*/*-O*))
 
@@ -584,13 +588,14 @@ $(B)/fuzz/%: tests/fuzz/%.c $(EMU_SRC) $(TESTLIB_SRC) $(wildcard emu/*.h tests/l
 
 # fuzz_verify: the verifier too (supervisor/verify without the program and codectl-run's part)
 FUZZ_VERIFY_SRC := $(filter-out $(SFRAME_VERIFY_MAIN) supervisor/verify/session.c,\
-	$(wildcard supervisor/verify/*.c))
+	$(wildcard supervisor/verify/*.c)) supervisor/core/x86_decoder.c
 $(B)/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c $(FUZZ_VERIFY_SRC) $(EMU_SRC) $(TESTLIB_SRC) \
-		$(wildcard emu/*.h tests/lib/*.h supervisor/verify/*.h) $(PUBLIC_HDRS)
+		$(wildcard emu/*.h tests/lib/*.h supervisor/verify/*.h supervisor/core/x86_decoder.h) \
+		$(PUBLIC_HDRS)
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all $< $(FUZZ_VERIFY_SRC) $(EMU_SRC) $(TESTLIB_SRC) -o $@ \
-		-ldw -lelf $(CAPSTONE_LIBS) -ljansson $(EMU_LIBS)
+		-ldw -lelf -ljansson $(EMU_LIBS)
 
 # Seeds: the writer's sections, calls, hand-made functions with rows (make_seeds), and
 # each vector's .sframe (fuzz_sframe: also some as zstd block data) and whole file
@@ -703,10 +708,16 @@ $(O)/bench/crowd: bench/crowd.c $(E2E_PROG) $(CODECTL_RUN)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DE2E_PROG='"$(abspath $(E2E_PROG))"' $(ALL_CFLAGS) $(CPPFLAGS) $< -o $@ $(ALL_LDFLAGS)
 
-$(O)/bench/startup: bench/startup.c $(STARTUP_PROG) $(CODECTL_RUN) $(AUDIT_SO)
+# startup-stamp: static, so that nothing of its own comes before the execve it times
+$(STARTUP_STAMP): bench/startup/stamp.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(PROG_CFLAGS) -static $< -o $@
+
+$(O)/bench/startup: bench/startup.c $(STARTUP_PROG) $(STARTUP_STAMP) $(CODECTL_RUN) $(AUDIT_SO)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -D_GNU_SOURCE -DCODECTL_RUN='"$(abspath $(CODECTL_RUN))"' \
 		-DAUDIT_SO='"$(abspath $(AUDIT_SO))"' -DSTARTUP_PROG='"$(abspath $(STARTUP_PROG))"' \
+		-DSTARTUP_STAMP='"$(abspath $(STARTUP_STAMP))"' \
 		$(ALL_CFLAGS) $(CPPFLAGS) $< -o $@ $(ALL_LDFLAGS)
 
 # Every benchmark once in a quick mode (a few seconds each), so none can rot.

@@ -9,8 +9,9 @@
  *
  * Build the program with -finstrument-functions -fno-inline (the hooks of a
  * function inlined into another would count a frame that does not exist)
- * and define the runtime in exactly one of its files (the hooks are not
- * instrumented themselves):
+ * and define the runtime in exactly one of the files of its executable
+ * (codectl-run looks for the table in the executable's symbols only; the
+ * hooks are not instrumented themselves):
  *
  *	#define CODECTL_TRUTH_RUNTIME
  *	#include <codectl_truth.h>

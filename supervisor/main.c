@@ -26,6 +26,7 @@
 #include "supervisor/calls/summary.h"
 #include "supervisor/report/report.h"
 #include "supervisor/core/procfs.h"
+#include "supervisor/core/x86_decoder.h"
 #include "supervisor/verify/report.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
@@ -143,9 +144,10 @@ static void on_exec_error(struct run *r)
 
 static void on_listener(struct run *r, uint32_t events)
 {
-	if (events & EPOLLIN)
+	if (events & EPOLLIN) {
+		sampler_call_seen(r->sampler);
 		calls_handle_notification(&r->calls);
-	else if (events & (EPOLLHUP | EPOLLERR)) {
+	} else if (events & (EPOLLHUP | EPOLLERR)) {
 		r->listener_hup = true;
 		epoll_ctl(r->epoll_fd, EPOLL_CTL_DEL, r->calls.notifier.fd, NULL);
 	}
@@ -554,6 +556,13 @@ static int setup_parts(struct run *r)
 		log_line(&r->log, "cannot set up sampling: %s", strerror(-err));
 	else if (r->sampler)
 		r->sampler->verify = r->verify;	/* JIT functions are checked as sampled */
+	/*
+	 * Samples are judged, and --verify reads code, with capstone: loaded
+	 * now, before the program starts, not while a call of it waits.
+	 */
+	if (!err && (r->sampler || r->verify) && x86_decoder_preload())
+		log_line(&r->log, "libcapstone %s cannot be loaded: no frame is judged, no "
+			 "code verified", CAPSTONE_SONAME);
 	return err ? -1 : 0;
 }
 

@@ -82,6 +82,7 @@ static void on_exec(void *ctx, struct proc *p, struct thread *th)
 
 	if (r->sampler)
 		sampler_thread_exec(r->sampler, th);
+	sampler_call_seen(r->sampler);	/* its loader's calls come next */
 	exec_trace(&r->calls, p);
 	if (r->opts.exec_registration)
 		exec_sframe_register(&r->calls, p, th->tid);

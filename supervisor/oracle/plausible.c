@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The frame-plausibility oracle: code, a call before each return address, its target. */
-#include <capstone/capstone.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emu/unwind.h"
 #include "plausible.h"
+#include "supervisor/core/x86_decoder.h"
 
 #define CACHE_SIZE 4096		/* verdicts kept per process (a power of two) */
 #define CALL_MAX 15		/* bytes of the longest x86-64 instruction */
@@ -23,13 +24,12 @@ struct verdict_slot {
 
 /**
  * struct plausibility - one process's oracle
- * @cs, @insn: capstone, x86-64 with details; one instruction's room
+ * @dec: the decoder (its @insn: the instruction decoded last)
  * @cache: verdicts on return addresses in file mappings, by (ip, callee)
  * @scan: room for a function's code
  */
 struct plausibility {
-	csh cs;
-	cs_insn *insn;
+	struct x86_decoder dec;
 	struct verdict_slot cache[CACHE_SIZE];
 	unsigned long hits, total;
 	uint8_t scan[SCAN_MAX];
@@ -49,17 +49,14 @@ const char *plausible_name(enum plausible v)
 struct plausibility *plausibility_new(void)
 {
 	struct plausibility *p = calloc(1, sizeof(*p));
+	int err;
 
 	if (!p)
 		return NULL;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &p->cs) != CS_ERR_OK) {
+	err = x86_decoder_init(&p->dec);
+	if (err) {
 		free(p);
-		return NULL;
-	}
-	cs_option(p->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	p->insn = cs_malloc(p->cs);
-	if (!p->insn) {
-		plausibility_free(p);
+		errno = -err;
 		return NULL;
 	}
 	return p;
@@ -69,9 +66,7 @@ void plausibility_free(struct plausibility *p)
 {
 	if (!p)
 		return;
-	if (p->insn)
-		cs_free(p->insn, 1);
-	cs_close(&p->cs);
+	x86_decoder_fini(&p->dec);
 	free(p);
 }
 
@@ -89,13 +84,13 @@ void plausibility_counts(const struct plausibility *p, unsigned long *hits, unsi
 /* One instruction at @addr from @len bytes of @code; false when none decodes. */
 static bool decode(struct plausibility *p, const uint8_t *code, size_t len, uint64_t addr)
 {
-	return cs_disasm_iter(p->cs, &code, &len, &addr, p->insn);
+	return x86_decoder_next(&p->dec, &code, &len, &addr);
 }
 
 /* The direct target of the decoded call or jump (an immediate operand), if any. */
 static bool direct_target(const struct plausibility *p, uint64_t *target)
 {
-	const cs_x86 *x = &p->insn->detail->x86;
+	const cs_x86 *x = &p->dec.insn->detail->x86;
 
 	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
 		return false;
@@ -138,8 +133,8 @@ static enum call_kind call_before(struct plausibility *p, const struct plausible
 	if (*unreadable)
 		return NO_CALL;
 	for (size_t len = 2; len <= w; len++) {
-		if (!decode(p, buf + w - len, len, ra - len) || p->insn->size != len ||
-		    !cs_insn_group(p->cs, p->insn, CS_GRP_CALL))
+		if (!decode(p, buf + w - len, len, ra - len) || p->dec.insn->size != len ||
+		    !x86_decoder_in_group(&p->dec, CS_GRP_CALL))
 			continue;
 		if (direct_target(p, target))
 			return DIRECT_CALL;
@@ -159,15 +154,15 @@ static bool plt_slot(struct plausibility *p, const struct plausible_env *env, ui
 	if (emu_read(env->mem, stub, buf, sizeof(buf)))
 		return false;
 	for (int i = 0; i < 2 && decode(p, buf + off, sizeof(buf) - off, stub + off); i++) {
-		x = &p->insn->detail->x86;
-		if (p->insn->id == X86_INS_ENDBR64) {
-			off += p->insn->size;
+		x = &p->dec.insn->detail->x86;
+		if (p->dec.insn->id == X86_INS_ENDBR64) {
+			off += p->dec.insn->size;
 			continue;
 		}
-		if (p->insn->id != X86_INS_JMP || x->op_count != 1 ||
+		if (p->dec.insn->id != X86_INS_JMP || x->op_count != 1 ||
 		    x->operands[0].type != X86_OP_MEM || x->operands[0].mem.base != X86_REG_RIP)
 			return false;
-		*slot = stub + off + p->insn->size + (uint64_t)x->operands[0].mem.disp;
+		*slot = stub + off + p->dec.insn->size + (uint64_t)x->operands[0].mem.disp;
 		return true;
 	}
 	return false;
@@ -195,8 +190,8 @@ static enum plausible tail_path(struct plausibility *p, const struct plausible_e
 
 	if (!depth || len > SCAN_MAX || emu_read(env->mem, start, p->scan, len))
 		return PLAUSIBLE_UNKNOWN;
-	while (len && cs_disasm_iter(p->cs, &code, &len, &addr, p->insn)) {
-		if (!cs_insn_group(p->cs, p->insn, CS_GRP_JUMP))
+	while (len && x86_decoder_next(&p->dec, &code, &len, &addr)) {
+		if (!x86_decoder_in_group(&p->dec, CS_GRP_JUMP))
 			continue;
 		if (!direct_target(p, &t))
 			return PLAUSIBLE_UNKNOWN;	/* an indirect jump */

@@ -81,7 +81,11 @@ struct plausible_env {
 
 struct plausibility;
 
-/** plausibility_new() - one process's oracle (a disassembler, a verdict cache); NULL on ENOMEM. */
+/**
+ * plausibility_new() - one process's oracle (a disassembler, a verdict cache)
+ * Return: it, or NULL with errno ENOMEM, or ENOENT (libcapstone cannot be
+ * loaded: x86_decoder_init()).
+ */
 struct plausibility *plausibility_new(void);
 
 /** plausibility_free() - release it (NULL is fine). */

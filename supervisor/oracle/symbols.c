@@ -167,6 +167,7 @@ int symbols_table_bytes(struct symbols *s, uint64_t ip, uint64_t *sframe, uint64
 
 struct find_object {
 	const char *name;
+	const char *path;
 	uint64_t addr;
 };
 
@@ -174,12 +175,15 @@ static int find_object_in(Dwfl_Module *mod, void **userdata, const char *mname, 
 			  void *arg)
 {
 	struct find_object *f = arg;
-	int n = dwfl_module_getsymtab(mod);
 	const char *name;
 	GElf_Addr addr;
 	GElf_Sym sym;
+	int n;
 
 	(void)userdata, (void)mname, (void)base;
+	if (f->path && (!modules_path(mod) || strcmp(modules_path(mod), f->path)))
+		return DWARF_CB_OK;
+	n = dwfl_module_getsymtab(mod);
 	for (int i = 1; i < n; i++) {
 		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
 		if (name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF &&
@@ -191,9 +195,9 @@ static int find_object_in(Dwfl_Module *mod, void **userdata, const char *mname, 
 	return DWARF_CB_OK;
 }
 
-int symbols_object_address(struct symbols *s, const char *name, uint64_t *addr)
+int symbols_object_address(struct symbols *s, const char *name, const char *path, uint64_t *addr)
 {
-	struct find_object f = { .name = name };
+	struct find_object f = { .name = name, .path = path };
 	Dwfl *dwfl = modules_dwfl(&s->mods);
 
 	if (!dwfl)

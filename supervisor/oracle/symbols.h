@@ -102,10 +102,11 @@ int symbols_table_bytes(struct symbols *s, uint64_t ip, uint64_t *sframe, uint64
 
 /**
  * symbols_object_address() - the address of data object @name defined in
- * one of the process's modules (the first found)
+ * the process's module of file @path (NULL: any module, the first found;
+ * reading every module's symbol table takes milliseconds)
  * Return: 0, or -ENOENT when none defines it.
  */
-int symbols_object_address(struct symbols *s, const char *name, uint64_t *addr);
+int symbols_object_address(struct symbols *s, const char *name, const char *path, uint64_t *addr);
 
 #define SOURCE_PROVIDERS 256
 

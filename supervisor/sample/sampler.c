@@ -320,28 +320,51 @@ static void remove_broken(void *arg, const struct emu_removal *rm)
 }
 
 /*
- * What @p's samples are walked with; false when @p has gone (or its state
- * cannot be made). Mappings change without a codectl call (mmap, munmap):
- * old ones are re-read first, which may drop stale registrations.
+ * @p's oracles and truth table, made the first time (NULL: oracles_new()'s):
+ * reading a process's modules and symbols takes milliseconds, so the walking
+ * thread makes them (walk()), not our first walk of a sample on the event
+ * loop (walk_first()), where a call would wait for them.
  */
-static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm,
+static struct oracles *oracles_of(struct sampler *sm, struct proc *p)
+{
+	struct oracles *o = p->slot[sm->proc_key];
+
+	if (!o)
+		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
+	if (!o && !sm->oracles_failed) {
+		sm->oracles_failed = true;
+		log_line(sm->log, "pid %d: its samples cannot be judged (%s): they are dropped",
+			 (int)p->tgid, errno == ENOENT ? "libcapstone " CAPSTONE_SONAME
+			 " cannot be loaded" : strerror(errno));
+	}
+	if (!o)
+		return NULL;
+	if (!p->slot[sm->truth_key])
+		p->slot[sm->truth_key] = truth_table_new();	/* NULL: no truth */
+	/* an executable's path too long for p->exe: every module looked at */
+	truth_table_find(p->slot[sm->truth_key], &o->sym,
+			 strlen(p->exe) + 1 < sizeof(p->exe) ? p->exe : NULL);
+	if (truth_kept(sm, p))
+		sm->truth_polled = true;	/* its records each ask for a stop, in time */
+	return o;
+}
+
+/*
+ * What @p's samples are walked with (@ours_only: our walk alone, no
+ * oracles); false when @p has gone (or its state cannot be made). Mappings
+ * change without a codectl call (mmap, munmap): old ones are re-read first,
+ * which may drop stale registrations.
+ */
+static bool env_of(struct sampler *sm, struct proc *p, bool ours_only, struct fresh_maps_ctx *fm,
 		   struct walk_env *env)
 {
-	struct oracles *o = p && p->as ? p->slot[sm->proc_key] : NULL;
+	struct oracles *o = NULL;
 
 	*fm = (struct fresh_maps_ctx){ sm, p };
-	if (p && p->as && !o)
-		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
-	if (o && !p->slot[sm->code_key])
-		p->slot[sm->code_key] = code_cache_new(p->tgid);	/* NULL: read live */
-	if (o && !p->slot[sm->truth_key])
-		p->slot[sm->truth_key] = truth_table_new();	/* NULL: no truth */
-	if (o)
-		truth_table_find(p->slot[sm->truth_key], &o->sym);
-	if (o && truth_kept(sm, p))
-		sm->truth_polled = true;	/* its records each ask for a stop, in time */
-	if (!o)
+	if (!p || !p->as || (!ours_only && !(o = oracles_of(sm, p))))
 		return false;
+	if (!p->slot[sm->code_key])
+		p->slot[sm->code_key] = code_cache_new(p->tgid);	/* NULL: read live */
 	if (maps_old_for_samples(p))
 		maps_refresh(sm->trace, p, p->tgid);
 	*env = (struct walk_env){
@@ -364,7 +387,8 @@ static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm
 		.stats = &sm->stats,
 		.verify = sm->verify,
 	};
-	note_perf_map(sm, o);
+	if (o)
+		note_perf_map(sm, o);
 	return true;
 }
 
@@ -376,7 +400,7 @@ static void walk_first(struct sampler *sm, struct sample *smp)
 	struct walk_env env;
 
 	smp->ours.done = false;
-	if (env_of(sm, p, &fm, &env))
+	if (env_of(sm, p, true, &fm, &env))
 		walk_ours(smp, &env);
 }
 
@@ -387,7 +411,7 @@ static void walk(struct sampler *sm, const struct sample *smp)
 	struct fresh_maps_ctx fm;
 	struct walk_env env;
 
-	if (!env_of(sm, p, &fm, &env)) {
+	if (!env_of(sm, p, false, &fm, &env)) {
 		stats_drop(&sm->stats);
 		return;
 	}
@@ -634,9 +658,17 @@ unsigned int sampler_pending(const struct sampler *sm)
 	return sm ? sm->nqueued : 0;
 }
 
+void sampler_call_seen(struct sampler *sm)
+{
+	if (sm)
+		sm->call_ns = clock_now_ns();
+}
+
 static bool worker_has_work(void *ctx)
 {
-	return sampler_pending(ctx) > 0;
+	struct sampler *sm = ctx;
+
+	return sampler_walks_now(sm->nqueued, clock_now_ns(), sm->call_ns);
 }
 
 static void worker_walk_one(void *ctx)

@@ -33,6 +33,28 @@
  */
 #define SAMPLER_QUEUE 128
 
+/*
+ * The walking thread starts no walk for SAMPLER_CALLS_QUIET_MS after a call
+ * or an execve (sampler_call_seen()), unless SAMPLER_DEFER_MAX samples wait.
+ * Calls come in bursts while a loader maps objects: each would wait for the
+ * walk in progress (the lock), and the walks made then read each new object
+ * again. At most SAMPLER_DEFER_MAX samples wait so: a removal walks its
+ * process's waiting samples before it is answered (sampler_flush_proc()).
+ */
+#define SAMPLER_CALLS_QUIET_MS 5
+#define SAMPLER_DEFER_MAX 8
+
+/**
+ * sampler_walks_now() - may the walking thread walk, with @nqueued samples
+ * waiting, at @now_ns, the last call or execve seen at @call_ns (both
+ * CLOCK_MONOTONIC, ns)?
+ */
+static inline bool sampler_walks_now(unsigned int nqueued, uint64_t now_ns, uint64_t call_ns)
+{
+	return nqueued && (nqueued >= SAMPLER_DEFER_MAX ||
+			   now_ns - call_ns >= SAMPLER_CALLS_QUIET_MS * 1000000ull);
+}
+
 /**
  * struct sampler - sampling state of one run (owned by main)
  * @queue, @qhead, @nqueued: ring of captured samples waiting to be unwound
@@ -50,6 +72,8 @@
  * @worker: the thread that walks the queue, and the lock on all of this
  * @drain_room, @drain_pending, @drain_seen: the drain under way: the queue's
  *	free slots when it began, the records it found, those handed so far
+ * @call_ns: when the last call or execve was seen (CLOCK_MONOTONIC)
+ * @oracles_failed: a process's oracles could not be made (logged once)
  * @truth_polled: a process keeps its own chain: the ring is drained every
  *	RING_TRUTH_DRAIN_MS from then on (each of its records asks for a stop;
  *	one stop at a time per thread, so a batch of records would give one
@@ -69,6 +93,8 @@ struct sampler {
 	unsigned int drain_room;
 	unsigned int drain_pending;
 	unsigned int drain_seen;
+	uint64_t call_ns;
+	bool oracles_failed;
 	struct sample_stats stats;
 	struct walk_buffers buf;
 	const struct run_opts *opts;
@@ -155,6 +181,12 @@ void sampler_thread_exec(struct sampler *sm, struct thread *th);
  * suppressed, the program's delivered unchanged)
  */
 void sampler_on_sigprof(struct sampler *sm, struct thread *th);
+
+/**
+ * sampler_call_seen() - a call is being answered, or a program was just
+ * executed: the walks wait (SAMPLER_CALLS_QUIET_MS). NULL @sm is fine.
+ */
+void sampler_call_seen(struct sampler *sm);
 
 /**
  * sampler_walk_one() - unwind and count the oldest captured sample, if any

@@ -17,12 +17,12 @@ void truth_table_free(void *t)
 	free(t);
 }
 
-void truth_table_find(struct truth_table *t, struct symbols *sym)
+void truth_table_find(struct truth_table *t, struct symbols *sym, const char *exe)
 {
 	if (!t || t->looked)
 		return;
 	t->looked = true;
-	if (symbols_object_address(sym, "codectl_truth", &t->addr))
+	if (symbols_object_address(sym, "codectl_truth", exe, &t->addr))
 		t->addr = 0;
 }
 

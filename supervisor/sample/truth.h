@@ -29,8 +29,12 @@ struct truth_table *truth_table_new(void);
 /** truth_table_free() - release it (NULL is fine; a tracees_free_fn). */
 void truth_table_free(void *t);
 
-/** truth_table_find() - look for symbol codectl_truth in @sym's modules, once. */
-void truth_table_find(struct truth_table *t, struct symbols *sym);
+/**
+ * truth_table_find() - look for symbol codectl_truth in the module of the
+ * program's executable @exe among @sym's, once (a library's would not be
+ * found: the table is the program's)
+ */
+void truth_table_find(struct truth_table *t, struct symbols *sym, const char *exe);
 
 /**
  * truth_read() - the chain of stopped thread @smp->tid into @smp (truth_depth

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* x86-64 instructions decoded with capstone into what the stack analysis needs. */
-#include <capstone/capstone.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #include "insn.h"
+#include "supervisor/core/x86_decoder.h"
 
 /* capstone 5 renamed UD2B (0f b9) to UD1 */
 #if CS_API_MAJOR >= 5
@@ -13,11 +14,11 @@
 #endif
 
 /**
- * struct vdecoder - capstone, x86-64 with details, and one instruction's room
+ * struct vdecoder - capstone's x86-64 decoder (its @insn: the instruction
+ * decoded last)
  */
 struct vdecoder {
-	csh cs;
-	cs_insn *insn;
+	struct x86_decoder dec;
 };
 
 /* VREG number + 1 of each general-purpose register name (0: not one). */
@@ -52,17 +53,14 @@ static const uint16_t full_reg[VREG_COUNT] = {
 struct vdecoder *vdecoder_new(void)
 {
 	struct vdecoder *d = calloc(1, sizeof(*d));
+	int err;
 
 	if (!d)
 		return NULL;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
+	err = x86_decoder_init(&d->dec);
+	if (err) {
 		free(d);
-		return NULL;
-	}
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	d->insn = cs_malloc(d->cs);
-	if (!d->insn) {
-		vdecoder_free(d);
+		errno = -err;
 		return NULL;
 	}
 	return d;
@@ -81,9 +79,7 @@ void vdecoder_free(struct vdecoder *d)
 {
 	if (!d)
 		return;
-	if (d->insn)
-		cs_free(d->insn, 1);
-	cs_close(&d->cs);
+	x86_decoder_fini(&d->dec);
 	free(d);
 }
 
@@ -103,12 +99,12 @@ static int gpr64(unsigned int reg)
 
 static const cs_x86_op *op(const struct vdecoder *d, unsigned int i)
 {
-	return &d->insn->detail->x86.operands[i];
+	return &d->dec.insn->detail->x86.operands[i];
 }
 
 static unsigned int nops(const struct vdecoder *d)
 {
-	return d->insn->detail->x86.op_count;
+	return d->dec.insn->detail->x86.op_count;
 }
 
 static bool is_reg64(const cs_x86_op *o)
@@ -125,7 +121,7 @@ static struct vmem mem_of(const struct vdecoder *d, const cs_x86_op *o)
 		return m;	/* scale 0: not usable */
 	if (o->mem.base == X86_REG_RIP) {
 		m.rip = true;
-		m.disp += (int64_t)(d->insn->address + d->insn->size);
+		m.disp += (int64_t)(d->dec.insn->address + d->dec.insn->size);
 	} else if (o->mem.base != X86_REG_INVALID) {
 		m.base = (int8_t)gpr64(o->mem.base);
 		if (m.base == VREG_NONE)
@@ -147,7 +143,7 @@ static uint16_t written_gprs(const struct vdecoder *d)
 	uint8_t nrd = 0, nwr = 0;
 	uint16_t mask = 0;
 
-	if (cs_regs_access(d->cs, d->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+	if (!x86_decoder_regs_access(&d->dec, rd, &nrd, wr, &nwr))
 		return 0xffff;
 	for (unsigned int i = 0; i < nwr; i++) {
 		int g = gpr_any(wr[i]);
@@ -175,7 +171,7 @@ static void branch_target(const struct vdecoder *d, struct vinsn *v)
 
 static void jump_kind(const struct vdecoder *d, struct vinsn *v)
 {
-	unsigned int id = d->insn->id;
+	unsigned int id = d->dec.insn->id;
 
 	v->flow = id == X86_INS_JMP ? VF_JMP : VF_JCC;
 	v->cond_eq = id == X86_INS_JE;
@@ -191,15 +187,15 @@ static void jump_kind(const struct vdecoder *d, struct vinsn *v)
 /* Where control goes after the instruction; false: it falls through. */
 static bool classify_flow(const struct vdecoder *d, struct vinsn *v)
 {
-	unsigned int id = d->insn->id;
+	unsigned int id = d->dec.insn->id;
 
-	if (cs_insn_group(d->cs, d->insn, CS_GRP_JUMP)) {
+	if (x86_decoder_in_group(&d->dec, CS_GRP_JUMP)) {
 		jump_kind(d, v);
-	} else if (cs_insn_group(d->cs, d->insn, CS_GRP_CALL)) {
+	} else if (x86_decoder_in_group(&d->dec, CS_GRP_CALL)) {
 		v->flow = VF_CALL;
 		branch_target(d, v);
-	} else if (cs_insn_group(d->cs, d->insn, CS_GRP_RET) || cs_insn_group(d->cs, d->insn,
-									  CS_GRP_IRET)) {
+	} else if (x86_decoder_in_group(&d->dec, CS_GRP_RET) ||
+		   x86_decoder_in_group(&d->dec, CS_GRP_IRET)) {
 		v->flow = VF_RET;
 	} else if (id == X86_INS_HLT || id == X86_INS_UD2 || id == X86_INS_UD0 || id == VINS_UD1 ||
 		   id == X86_INS_INT3) {
@@ -297,7 +293,7 @@ static void classify_lea(const struct vdecoder *d, struct vinsn *v)
 
 static void classify_misc(const struct vdecoder *d, struct vinsn *v)
 {
-	unsigned int id = d->insn->id;
+	unsigned int id = d->dec.insn->id;
 
 	if (id == X86_INS_AND && nops(d) == 2 && is_reg64(op(d, 0)) &&
 	    gpr64(op(d, 0)->reg) == VREG_SP && op(d, 1)->type == X86_OP_IMM) {
@@ -318,7 +314,7 @@ static void classify_misc(const struct vdecoder *d, struct vinsn *v)
 
 static void classify_op(const struct vdecoder *d, struct vinsn *v)
 {
-	switch (d->insn->id) {
+	switch (d->dec.insn->id) {
 	case X86_INS_PUSH:
 		classify_push_pop(d, v, true);
 		break;
@@ -333,7 +329,7 @@ static void classify_op(const struct vdecoder *d, struct vinsn *v)
 		break;
 	case X86_INS_ADD:
 	case X86_INS_SUB:
-		classify_add(d, v, d->insn->id == X86_INS_SUB);
+		classify_add(d, v, d->dec.insn->id == X86_INS_SUB);
 		break;
 	case X86_INS_MOV:
 		classify_mov(d, v);
@@ -359,9 +355,9 @@ unsigned int vdecode(struct vdecoder *d, const uint8_t *code, size_t len, uint64
 	*out = (struct vinsn){ .addr = addr, .len = 1, .flow = VF_INVALID, .op = VO_OTHER,
 			       .dst = VREG_NONE, .src = VREG_NONE,
 			       .mem = { .base = VREG_NONE, .index = VREG_NONE } };
-	if (!len || !cs_disasm_iter(d->cs, &p, &n, &a, d->insn))
+	if (!len || !x86_decoder_next(&d->dec, &p, &n, &a))
 		return 0;
-	out->len = (uint8_t)d->insn->size;
+	out->len = (uint8_t)d->dec.insn->size;
 	out->flow = VF_NEXT;
 	out->writes = written_gprs(d);
 	if (!classify_flow(d, out))

@@ -99,7 +99,11 @@ struct vinsn {
 
 struct vdecoder;
 
-/** vdecoder_new() - a capstone x86-64 decoder with details; NULL on ENOMEM. */
+/**
+ * vdecoder_new() - a capstone x86-64 decoder with details
+ * Return: it, or NULL with errno ENOMEM, or ENOENT (libcapstone cannot be
+ * loaded: x86_decoder_init()).
+ */
 struct vdecoder *vdecoder_new(void);
 
 /** vdecoder_free() - release it (NULL is fine). */

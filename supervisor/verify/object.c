@@ -351,9 +351,11 @@ int verify_function(const struct verify_target *t, uint64_t start, uint64_t end,
 	struct vrun r = { .t = t, .cx = { .t = t }, .nfn = 1 };
 
 	r.cx.dec = vdecoder_new();
+	if (!r.cx.dec)
+		return -errno;
 	r.fn = calloc(1, sizeof(*r.fn));
 	r.starts = calloc(1, sizeof(*r.starts));
-	if (!r.cx.dec || !r.fn || !r.starts) {
+	if (!r.fn || !r.starts) {
 		run_free(&r);
 		return -ENOMEM;
 	}
@@ -368,7 +370,7 @@ int verify_run(const struct verify_target *t, struct verify_result *out)
 	int err;
 
 	r.cx.dec = vdecoder_new();
-	err = r.cx.dec ? collect(&r, &out->st) : -ENOMEM;
+	err = r.cx.dec ? collect(&r, &out->st) : -errno;
 	if (err) {
 		run_free(&r);
 		return err;
