@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Expected registrations of an object, from readelf -lW and readelf -n. */
+/* Expected registrations of an object, from readelf -lW, -n and --sframe, and nm. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,4 +75,44 @@ int readelf_expect(const char *path, uint64_t bias, struct object_expect *e)
 	e->elf_end = bias + hi;
 	take_build_id(path, e);
 	return 0;
+}
+
+int readelf_fde_covers(const char *path, uint64_t addr)
+{
+	FILE *f = readelf("--sframe", path);
+	char line[512];
+	unsigned long long pc;
+	unsigned int size;
+	int idx, funcs = 0, covers = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " func idx [%d]: pc = %llx, size = %u bytes", &idx, &pc,
+			   &size) == 3) {
+			funcs++;
+			covers |= addr >= pc && addr < pc + size;
+		}
+	pclose(f);
+	return funcs ? covers : -1;
+}
+
+int nm_symbol(const char *path, const char *name, uint64_t *value)
+{
+	char cmd[4200], line[512], sym[256], type;
+	unsigned long long v;
+	int found = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C nm '%s' 2>/dev/null", path);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &v, &type, sym) == 3 && !strcmp(sym, name)) {
+			*value = v;
+			found = 0;
+		}
+	pclose(f);
+	return found;
 }

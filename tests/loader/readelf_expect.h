@@ -39,4 +39,18 @@ struct object_expect {
  */
 int readelf_expect(const char *path, uint64_t bias, struct object_expect *e);
 
+/**
+ * readelf_fde_covers() - is link-time address @addr in a function of the
+ * .sframe section of @path, as `readelf --sframe` lists them ("func idx [N]:
+ * pc = 0xPC, size = N bytes")?
+ * Return: 1 or 0, or -1 when readelf fails or lists no function.
+ */
+int readelf_fde_covers(const char *path, uint64_t addr);
+
+/**
+ * nm_symbol() - the value of symbol @name of @path, as nm(1) shows it
+ * Return: 0, or -1 when nm shows no such symbol.
+ */
+int nm_symbol(const char *path, const char *name, uint64_t *value);
+
 #endif /* TESTS_READELF_EXPECT_H */
