@@ -145,8 +145,9 @@ int32_t f(const sframe_decoder_ctx *d, const sframe_frame_row_entry *e, int *err
 	echo "UNWIND_PTRACE_CFLAGS := $(pc --cflags libunwind-ptrace)"
 	echo "UNWIND_PTRACE_LIBS := $(pc --libs libunwind-ptrace libunwind-generic)"
 	# capstone is loaded when first used (supervisor/core/x86_decoder.c): its soname
-	cs=$(objdump -p "$(pc --variable=libdir capstone)/libcapstone.so" | awk '$1 == "SONAME" { print $2 }')
-	[ -n "$cs" ] || { echo "make: no soname in libcapstone.so" >&2; exit 1; }
+	libdir=$(pc --variable=libdir capstone) || exit 1
+	cs=$(objdump -p "$libdir/libcapstone.so" | awk '$1 == "SONAME" { print $2 }')
+	[ -n "$cs" ] || { echo "make: no soname in $libdir/libcapstone.so" >&2; exit 1; }
 	echo "CAPSTONE_SONAME := $cs"
 	echo "LIBSFRAME_API := $api"
 	echo "CLANG := clang"
@@ -189,6 +190,8 @@ SUPERVISOR_OBJ := $(SUPERVISOR_SRC:%.c=$(O)/obj/%.o)
 LIBSUPERVISOR := $(O)/libsupervisor.a
 RUN_SRC := $(wildcard supervisor/*.c)
 RUN_OBJ := $(RUN_SRC:%.c=$(O)/obj/%.o)
+# the soname x86_decoder.c loads is the configuration's
+$(O)/obj/supervisor/core/x86_decoder.o: $(CONFIG)
 # what linking the supervisor's oracles, calls and reports needs
 # emu/'s codecs (file-backed SFrame, sframe_file.c)
 EMU_LIBS := -lzstd -lz

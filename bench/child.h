@@ -27,21 +27,31 @@ static inline pid_t bench_fork(void)
 }
 
 /*
- * bench_spawn() - run @argv with environment @envp (NULL: ours) in a
- * bench_fork() child, its standard output to /dev/null when @quiet.
+ * bench_spawn_to() - run @argv with environment @envp (NULL: ours) in a
+ * bench_fork() child, its standard output to @out (-1: ours).
  * Return: the child's pid, or -1.
  */
-static inline pid_t bench_spawn(char *const argv[], char *const envp[], bool quiet)
+static inline pid_t bench_spawn_to(char *const argv[], char *const envp[], int out)
 {
 	extern char **environ;
 	pid_t pid = bench_fork();
-	int null;
 
 	if (pid)
 		return pid;
-	if (quiet && (null = open("/dev/null", O_WRONLY)) >= 0)
-		dup2(null, STDOUT_FILENO);
+	if (out >= 0)
+		dup2(out, STDOUT_FILENO);
 	execve(argv[0], argv, envp ? envp : environ);
 	_exit(127);
+}
+
+/* bench_spawn() - bench_spawn_to(), the output to /dev/null when @quiet. */
+static inline pid_t bench_spawn(char *const argv[], char *const envp[], bool quiet)
+{
+	int null = quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
+	pid_t pid = bench_spawn_to(argv, envp, null);
+
+	if (null >= 0)
+		close(null);
+	return pid;
 }
 #endif /* BENCH_CHILD_H */

@@ -17,6 +17,7 @@
  * Usage: startup [--runs N]   (default 40)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,16 +69,9 @@ static double one_own_start(char *const argv[], char *const envp[])
 	ssize_t len, got = 0;
 	pid_t pid;
 
-	if (pipe(p))
+	if (pipe2(p, O_CLOEXEC))
 		return -1;
-	pid = bench_fork();
-	if (pid == 0) {
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
+	pid = bench_spawn_to(argv, envp, p[1]);
 	close(p[1]);
 	while (got < (ssize_t)sizeof(buf) - 1 &&
 	       ((len = read(p[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||

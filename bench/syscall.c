@@ -21,6 +21,7 @@
  * (internally: syscall client N NSEC codectl|sframe, run as the measured program)
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -155,21 +156,24 @@ enum noop_kind { NOOP, NOOP_SAMPLED, FLOOR };
 /*
  * What every CODE_REGISTER_SFRAME of @req must read at least: the struct,
  * then the section it names (up to FLOOR_SECTION_MAX bytes into @sec). No
- * check of either.
+ * check of either. Return: 0, or -EIO when a read failed (the caller is
+ * answered so, and the measurement fails: a floor without its reads would
+ * be no floor).
  */
-static void floor_reads(const struct seccomp_notif *req, uint8_t *sec)
+static int floor_reads(const struct seccomp_notif *req, uint8_t *sec)
 {
 	struct code_sframe_info in;
 	struct iovec l = { &in, sizeof(in) }, r = { (void *)req->data.args[1], sizeof(in) };
 	size_t len;
 
-	if (req->data.args[0] != CODE_REGISTER_SFRAME ||
-	    process_vm_readv(req->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(in))
-		return;
+	if (req->data.args[0] != CODE_REGISTER_SFRAME)
+		return 0;
+	if (process_vm_readv(req->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(in))
+		return -EIO;
 	len = in.sframe_end - in.sframe_start;
 	l = (struct iovec){ sec, len < FLOOR_SECTION_MAX ? len : FLOOR_SECTION_MAX };
 	r = (struct iovec){ (void *)in.sframe_start, l.iov_len };
-	process_vm_readv(req->pid, &l, 1, &r, 1, 0);
+	return process_vm_readv(req->pid, &l, 1, &r, 1, 0) == (ssize_t)l.iov_len ? 0 : -EIO;
 }
 
 /* Answer every notification with 0 until the listener hangs up. */
@@ -182,12 +186,13 @@ static void noop_responder(int fd, bool sync, enum noop_kind kind)
 	if (!sec || notifier_init(&nf, fd, sync))
 		exit(1);
 	while (poll(&p, 1, -1) > 0 && !(p.revents & (POLLHUP | POLLERR))) {
+		int err;
+
 		if (notifier_receive(&nf))
 			continue;
-		if (kind == FLOOR)
-			floor_reads(nf.req, sec);
+		err = kind == FLOOR ? floor_reads(nf.req, sec) : 0;
 		if (notifier_id_valid(&nf, nf.req->id))
-			notifier_respond(&nf, nf.req->id, 0);
+			notifier_respond(&nf, nf.req->id, err);
 	}
 	notifier_free(&nf);
 	free(sec);
@@ -258,8 +263,14 @@ static int noop_body(int n, struct pair_times *t, void *arg)
 	/* the floor's responder reads its parent: Yama's ptrace_scope 1, where on, must be told */
 	if (a->kind == FLOOR && responder > 0)
 		prctl(PR_SET_PTRACER, responder);
-	err = responder < 0 || (a->kind == NOOP_SAMPLED && sample_self(&ring)) ||
-	      client(n, NSECTIONS, false, t, a->kind == NOOP_SAMPLED ? &ring : NULL);
+	if (a->kind == NOOP_SAMPLED && responder > 0 && sample_self(&ring)) {
+		/* no perf events here (perf_event_paranoid, a container): (b+) is n/a */
+		*t = (struct pair_times){ NAN, NAN };
+		err = 0;
+	} else {
+		err = responder < 0 ||
+		      client(n, NSECTIONS, false, t, a->kind == NOOP_SAMPLED ? &ring : NULL);
+	}
 	ring_close(&ring);
 	kill(responder, SIGKILL);
 	waitpid(responder, NULL, 0);
@@ -349,14 +360,29 @@ static void combine(struct pair_times rounds[][NCFG], int nrounds, struct pair_t
 	}
 }
 
+/* NaN (a row that could not be measured) printed as n/a. */
+static void print_pair(const char *what, double reg, double unreg, int decimals)
+{
+	printf("  %-52s", what);
+	for (int i = 0; i < 2; i++) {
+		double v = i ? unreg : reg;
+
+		if (isnan(v))
+			printf(" %9s", "n/a");
+		else
+			printf(" %9.*f", decimals, v);
+	}
+	printf("\n");
+}
+
 static void print_row(const char *what, const struct pair_times *t)
 {
-	printf("  %-52s %9.0f %9.0f\n", what, t->reg, t->unreg);
+	print_pair(what, t->reg, t->unreg, 0);
 }
 
 static void print_ratio(const char *what, const struct pair_times *x, const struct pair_times *y)
 {
-	printf("  %-52s %9.2f %9.2f\n", what, x->reg / y->reg, x->unreg / y->unreg);
+	print_pair(what, x->reg / y->reg, x->unreg / y->unreg, 2);
 }
 
 /* Every configuration's medians and the ratios that tell the cost apart. */

@@ -181,15 +181,15 @@ static void event_loop(struct run *r)
 {
 	struct epoll_event ev[16];
 	bool busy;
-	int n;
+	int timeout, n;
 
 	sampler_worker_start(r->sampler);
 	while (!finished(r)) {
 		busy = r->reap_pending || sampler_loop_walks(r->sampler);
+		timeout = busy ? 0 : sampler_wait_ms(r->sampler, r->sampler || r->calls.nparked ?
+							1000 : -1);
 		sampler_unlock(r->sampler);
-		n = epoll_wait(r->epoll_fd, ev, 16, busy ? 0 :
-			       sampler_wait_ms(r->sampler, r->sampler || r->calls.nparked ?
-						1000 : -1));
+		n = epoll_wait(r->epoll_fd, ev, 16, timeout);
 		sampler_lock(r->sampler);
 		if (n < 0 && errno != EINTR) {
 			log_line(&r->log, "epoll_wait: %s", strerror(errno));
@@ -560,9 +560,12 @@ static int setup_parts(struct run *r)
 	 * Samples are judged, and --verify reads code, with capstone: loaded
 	 * now, before the program starts, not while a call of it waits.
 	 */
-	if (!err && (r->sampler || r->verify) && x86_decoder_preload())
-		log_line(&r->log, "libcapstone %s cannot be loaded: no frame is judged, no "
-			 "code verified", CAPSTONE_SONAME);
+	if (!err && (r->sampler || r->verify) && x86_decoder_preload()) {
+		log_line(&r->log, "%s cannot be loaded: no sample is judged (dropped), no code "
+			 "verified", x86_decoder_library());
+		if (r->sampler)
+			r->sampler->no_decoder = true;
+	}
 	return err ? -1 : 0;
 }
 

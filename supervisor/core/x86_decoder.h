@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * capstone's x86-64 decoder with instruction details, the library loaded
- * with dlopen(3) when the first decoder is made. Linked into codectl-run,
- * libcapstone cost every start ~5-9 ms on the development machine (its
- * tables' ~80 000 relative relocations, written at load: a page fault a
- * page), while a run decodes nothing before its first sample is judged or
- * --verify reads code, on the walking thread, off every call's path.
+ * with dlopen(3): x86_decoder_preload() before a program starts when its
+ * samples will be judged or --verify reads code, or the first decoder made.
+ * Linked into codectl-run, libcapstone cost every start ~5-9 ms on the
+ * development machine (its tables' ~80 000 relative relocations, written at
+ * load: a page fault a page), -F 0 runs included, which decode nothing.
  */
 #ifndef SUPERVISOR_CORE_X86_DECODER_H
 #define SUPERVISOR_CORE_X86_DECODER_H
@@ -26,34 +26,34 @@ struct x86_decoder {
 	void *lib;
 	csh cs;
 	struct {
-		cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
-		cs_err (*option)(csh handle, cs_opt_type type, size_t value);
-		cs_insn *(*malloc)(csh handle);
-		bool (*disasm_iter)(csh handle, const uint8_t **code, size_t *size,
-				    uint64_t *address, cs_insn *insn);
-		void (*free)(cs_insn *insn, size_t count);
-		cs_err (*close)(csh *handle);
-		bool (*insn_group)(csh handle, const cs_insn *insn, unsigned int group_id);
-		cs_err (*regs_access)(csh handle, const cs_insn *insn, cs_regs regs_read,
-				      uint8_t *regs_read_count, cs_regs regs_write,
-				      uint8_t *regs_write_count);
+		__typeof__(cs_open) *open;
+		__typeof__(cs_option) *option;
+		__typeof__(cs_malloc) *malloc;
+		__typeof__(cs_disasm_iter) *disasm_iter;
+		__typeof__(cs_free) *free;
+		__typeof__(cs_close) *close;
+		__typeof__(cs_insn_group) *insn_group;
+		__typeof__(cs_regs_access) *regs_access;
 	} fn;
 };
 
-/**
- * x86_decoder_init() - make @d: capstone loaded (the soname it was built
- * with, CAPSTONE_SONAME), x86-64 with details, one instruction's room
- * Return: 0, -ENOENT (libcapstone cannot be loaded, or lacks a function),
- * -ENOMEM. On error @d holds nothing to free.
- */
-int x86_decoder_init(struct x86_decoder *d);
+/** x86_decoder_library() - the libcapstone loaded: the soname it was built with. */
+const char *x86_decoder_library(void);
 
 /**
  * x86_decoder_preload() - load libcapstone now, for decoders made later
  * (it stays: RTLD_NODELETE)
- * Return: 0, or -ENOENT (it cannot be loaded).
+ * Return: 0, or -ELIBACC (it cannot be loaded).
  */
 int x86_decoder_preload(void);
+
+/**
+ * x86_decoder_init() - make @d: capstone loaded, x86-64 with details, one
+ * instruction's room
+ * Return: 0, -ELIBACC (libcapstone cannot be loaded, lacks a function, or
+ * has no x86-64), -ENOMEM. On error @d holds nothing to free.
+ */
+int x86_decoder_init(struct x86_decoder *d);
 
 /** x86_decoder_fini() - release what x86_decoder_init() made (a zeroed @d is fine). */
 void x86_decoder_fini(struct x86_decoder *d);

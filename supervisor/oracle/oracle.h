@@ -149,7 +149,7 @@ struct oracles {
 /**
  * oracles_new() - state for process @pid: its symbols, the plausibility
  * oracle, and the unwinders when @crosscheck (else each one's @err is
- * -EPERM). NULL with errno ENOMEM, or ENOENT (libcapstone cannot be loaded).
+ * -EPERM). NULL with errno ENOMEM, or ELIBACC (libcapstone cannot be loaded).
  */
 struct oracles *oracles_new(pid_t pid, bool crosscheck);
 

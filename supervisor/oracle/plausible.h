@@ -83,7 +83,7 @@ struct plausibility;
 
 /**
  * plausibility_new() - one process's oracle (a disassembler, a verdict cache)
- * Return: it, or NULL with errno ENOMEM, or ENOENT (libcapstone cannot be
+ * Return: it, or NULL with errno ENOMEM, or ELIBACC (libcapstone cannot be
  * loaded: x86_decoder_init()).
  */
 struct plausibility *plausibility_new(void);

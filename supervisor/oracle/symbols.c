@@ -192,7 +192,7 @@ static int find_object_in(Dwfl_Module *mod, void **userdata, const char *mname, 
 			return DWARF_CB_ABORT;
 		}
 	}
-	return DWARF_CB_OK;
+	return f->path ? DWARF_CB_ABORT : DWARF_CB_OK;	/* the one module was read */
 }
 
 int symbols_object_address(struct symbols *s, const char *name, const char *path, uint64_t *addr)

@@ -17,6 +17,7 @@
 #include "sampler.h"
 #include "supervisor/core/clock.h"
 #include "supervisor/core/procfs.h"
+#include "supervisor/core/x86_decoder.h"
 #include "supervisor/trace/maps.h"
 #include "supervisor/report/report.h"
 #include "truth.h"
@@ -320,48 +321,47 @@ static void remove_broken(void *arg, const struct emu_removal *rm)
 }
 
 /*
- * @p's oracles and truth table, made the first time (NULL: oracles_new()'s):
- * reading a process's modules and symbols takes milliseconds, so the walking
- * thread makes them (walk()), not our first walk of a sample on the event
- * loop (walk_first()), where a call would wait for them.
+ * @p's oracles and truth table, made at its first sample (NULL:
+ * oracles_new()'s), so that a process keeping its own chain is known from
+ * then on; the table is looked for in the executable alone (reading every
+ * module's symbol table took milliseconds, a call waiting).
  */
 static struct oracles *oracles_of(struct sampler *sm, struct proc *p)
 {
 	struct oracles *o = p->slot[sm->proc_key];
 
-	if (!o)
+	if (!o && !sm->no_decoder) {
 		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
-	if (!o && !sm->oracles_failed) {
-		sm->oracles_failed = true;
-		log_line(sm->log, "pid %d: its samples cannot be judged (%s): they are dropped",
-			 (int)p->tgid, errno == ENOENT ? "libcapstone " CAPSTONE_SONAME
-			 " cannot be loaded" : strerror(errno));
+		if (!o) {
+			/* without capstone no process's samples can be: not tried again */
+			sm->no_decoder = errno == ELIBACC;
+			log_line(sm->log, "pid %d: its samples cannot be judged: they are dropped (%s%s%s)",
+				 (int)p->tgid, strerror(errno), sm->no_decoder ? ": " : "",
+				 sm->no_decoder ? x86_decoder_library() : "");
+		}
 	}
 	if (!o)
 		return NULL;
 	if (!p->slot[sm->truth_key])
 		p->slot[sm->truth_key] = truth_table_new();	/* NULL: no truth */
-	/* an executable's path too long for p->exe: every module looked at */
-	truth_table_find(p->slot[sm->truth_key], &o->sym,
-			 strlen(p->exe) + 1 < sizeof(p->exe) ? p->exe : NULL);
+	truth_table_find(p->slot[sm->truth_key], &o->sym, p->exe, sizeof(p->exe));
 	if (truth_kept(sm, p))
 		sm->truth_polled = true;	/* its records each ask for a stop, in time */
 	return o;
 }
 
 /*
- * What @p's samples are walked with (@ours_only: our walk alone, no
- * oracles); false when @p has gone (or its state cannot be made). Mappings
- * change without a codectl call (mmap, munmap): old ones are re-read first,
- * which may drop stale registrations.
+ * What @p's samples are walked with; false when @p has gone (or its state
+ * cannot be made). Mappings change without a codectl call (mmap, munmap):
+ * old ones are re-read first, which may drop stale registrations.
  */
-static bool env_of(struct sampler *sm, struct proc *p, bool ours_only, struct fresh_maps_ctx *fm,
+static bool env_of(struct sampler *sm, struct proc *p, struct fresh_maps_ctx *fm,
 		   struct walk_env *env)
 {
-	struct oracles *o = NULL;
+	struct oracles *o;
 
 	*fm = (struct fresh_maps_ctx){ sm, p };
-	if (!p || !p->as || (!ours_only && !(o = oracles_of(sm, p))))
+	if (!p || !p->as || !(o = oracles_of(sm, p)))
 		return false;
 	if (!p->slot[sm->code_key])
 		p->slot[sm->code_key] = code_cache_new(p->tgid);	/* NULL: read live */
@@ -387,8 +387,7 @@ static bool env_of(struct sampler *sm, struct proc *p, bool ours_only, struct fr
 		.stats = &sm->stats,
 		.verify = sm->verify,
 	};
-	if (o)
-		note_perf_map(sm, o);
+	note_perf_map(sm, o);
 	return true;
 }
 
@@ -400,7 +399,7 @@ static void walk_first(struct sampler *sm, struct sample *smp)
 	struct walk_env env;
 
 	smp->ours.done = false;
-	if (env_of(sm, p, true, &fm, &env))
+	if (env_of(sm, p, &fm, &env))
 		walk_ours(smp, &env);
 }
 
@@ -411,7 +410,7 @@ static void walk(struct sampler *sm, const struct sample *smp)
 	struct fresh_maps_ctx fm;
 	struct walk_env env;
 
-	if (!env_of(sm, p, false, &fm, &env)) {
+	if (!env_of(sm, p, &fm, &env)) {
 		stats_drop(&sm->stats);
 		return;
 	}
@@ -580,9 +579,20 @@ static void take_record_stop(void *ctx, const struct ring_record *rec)
 
 int sampler_wait_ms(const struct sampler *sm, int fallback)
 {
-	if (!sm || !sm->ring_on || !sm->ring.stack_bytes)
+	int ms = fallback, left;
+
+	if (!sm)
 		return fallback;
-	return sm->truth_polled ? RING_TRUTH_DRAIN_MS : RING_DRAIN_MS;
+	if (sm->ring_on && sm->ring.stack_bytes)
+		ms = sm->truth_polled ? RING_TRUTH_DRAIN_MS : RING_DRAIN_MS;
+	/* walks a call held back: the worker is woken when the loop lets the lock go */
+	if (sm->worker.running && sm->nqueued &&
+	    !sampler_walks_now(sm->nqueued, clock_now_ns(), sm->call_ns)) {
+		left = sampler_quiet_left_ms(clock_now_ns(), sm->call_ns);
+		if (ms < 0 || left < ms)
+			ms = left;
+	}
+	return ms;
 }
 
 void sampler_drain(struct sampler *sm)

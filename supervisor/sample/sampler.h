@@ -56,6 +56,17 @@ static inline bool sampler_walks_now(unsigned int nqueued, uint64_t now_ns, uint
 }
 
 /**
+ * sampler_quiet_left_ms() - ms, rounded up, until the quiet time of a call
+ * seen at @call_ns ends, at @now_ns (0: it has)
+ */
+static inline int sampler_quiet_left_ms(uint64_t now_ns, uint64_t call_ns)
+{
+	uint64_t end = call_ns + SAMPLER_CALLS_QUIET_MS * 1000000ull;
+
+	return now_ns >= end ? 0 : (int)((end - now_ns + 999999) / 1000000);
+}
+
+/**
  * struct sampler - sampling state of one run (owned by main)
  * @queue, @qhead, @nqueued: ring of captured samples waiting to be unwound
  * @queue_area, @queue_bytes: the mapping holding their stack copies
@@ -73,7 +84,7 @@ static inline bool sampler_walks_now(unsigned int nqueued, uint64_t now_ns, uint
  * @drain_room, @drain_pending, @drain_seen: the drain under way: the queue's
  *	free slots when it began, the records it found, those handed so far
  * @call_ns: when the last call or execve was seen (CLOCK_MONOTONIC)
- * @oracles_failed: a process's oracles could not be made (logged once)
+ * @no_decoder: libcapstone could not be loaded: no oracles are made
  * @truth_polled: a process keeps its own chain: the ring is drained every
  *	RING_TRUTH_DRAIN_MS from then on (each of its records asks for a stop;
  *	one stop at a time per thread, so a batch of records would give one
@@ -94,7 +105,7 @@ struct sampler {
 	unsigned int drain_pending;
 	unsigned int drain_seen;
 	uint64_t call_ns;
-	bool oracles_failed;
+	bool no_decoder;
 	struct sample_stats stats;
 	struct walk_buffers buf;
 	const struct run_opts *opts;
@@ -151,7 +162,8 @@ void sampler_on_other_stop(struct sampler *sm, struct thread *th);
 
 /**
  * sampler_wait_ms() - how long the event loop may sleep with nothing to do
- * before it must call sampler_drain() (ms; @fallback when nothing asks)
+ * before it must call sampler_drain(), or let the lock go for walks a call
+ * held back (ms; @fallback, -1 for ever, when nothing asks); under the lock
  */
 int sampler_wait_ms(const struct sampler *sm, int fallback);
 

@@ -2,6 +2,7 @@
 /* A program's own chain of return addresses (codectl_truth.h), read at the stop. */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "codectl_truth.h"
@@ -17,12 +18,16 @@ void truth_table_free(void *t)
 	free(t);
 }
 
-void truth_table_find(struct truth_table *t, struct symbols *sym, const char *exe)
+void truth_table_find(struct truth_table *t, struct symbols *sym, const char *exe,
+		      size_t exe_size)
 {
+	/* an executable's path unknown, or too long for @exe: every module looked at */
+	bool whole = exe[0] && strnlen(exe, exe_size) + 1 < exe_size;
+
 	if (!t || t->looked)
 		return;
 	t->looked = true;
-	if (symbols_object_address(sym, "codectl_truth", exe, &t->addr))
+	if (symbols_object_address(sym, "codectl_truth", whole ? exe : NULL, &t->addr))
 		t->addr = 0;
 }
 

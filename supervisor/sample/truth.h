@@ -31,10 +31,12 @@ void truth_table_free(void *t);
 
 /**
  * truth_table_find() - look for symbol codectl_truth in the module of the
- * program's executable @exe among @sym's, once (a library's would not be
- * found: the table is the program's)
+ * program's executable @exe (a buffer of @exe_size bytes; every module's
+ * when it is empty or full: a path not known whole) among @sym's, once (a
+ * library's is not found: the table is the program's)
  */
-void truth_table_find(struct truth_table *t, struct symbols *sym, const char *exe);
+void truth_table_find(struct truth_table *t, struct symbols *sym, const char *exe,
+		      size_t exe_size);
 
 /**
  * truth_read() - the chain of stopped thread @smp->tid into @smp (truth_depth

@@ -68,8 +68,7 @@ void walk_buffers_free(struct walk_buffers *b);
  * @fresh_maps: the mappings read again when they are older than a sample
  *	taken at @taken_ns (CLOCK_MONOTONIC), else NULL; asked, with
  *	@fresh_maps_ctx, before a frame is called no code
- * @oracles: its reference unwinders, plausibility oracle and symbols (NULL
- *	for walk_ours(), which uses none)
+ * @oracles: its reference unwinders, plausibility oracle and symbols
  * @code: its code pages kept across samples (read as @maps say), or NULL
  * @uopts: our unwinder's options (frame limit, caller lookup at RA or RA - 1)
  * @removed: with @removed_ctx, told of each registration a kernel profile's

@@ -20,10 +20,10 @@
  * struct walk_worker - the walking thread and the lock it shares
  * @thread, @running: the thread, started
  * @lock: the sampling state's lock
- * @wake: signalled when the loop lets the lock go with work queued, or to stop
+ * @wake: signalled when the loop lets the lock go and @has_work says so, or to stop
  * @loop_waits: the event loop wants the lock (the worker yields it)
  * @stop: the worker is to return
- * @has_work, @walk_one, @ctx: is a sample queued; walk one (under @lock)
+ * @has_work, @walk_one, @ctx: is a sample to walk now; walk one (under @lock)
  */
 struct walk_worker {
 	pthread_t thread;

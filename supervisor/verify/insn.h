@@ -101,7 +101,7 @@ struct vdecoder;
 
 /**
  * vdecoder_new() - a capstone x86-64 decoder with details
- * Return: it, or NULL with errno ENOMEM, or ENOENT (libcapstone cannot be
+ * Return: it, or NULL with errno ENOMEM, or ELIBACC (libcapstone cannot be
  * loaded: x86_decoder_init()).
  */
 struct vdecoder *vdecoder_new(void);

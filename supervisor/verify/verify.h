@@ -347,7 +347,7 @@ struct verify_target {
  * @out: zeroed by the caller; findings appended in address order
  *
  * Return: 0, -ENOMEM (the disassembler or the analysis could not get
- * memory; what was found so far is in @out), or -ENOENT (libcapstone cannot
+ * memory; what was found so far is in @out), or -ELIBACC (libcapstone cannot
  * be loaded).
  */
 int verify_run(const struct verify_target *t, struct verify_result *out);
@@ -357,7 +357,7 @@ int verify_run(const struct verify_target *t, struct verify_result *out);
  * [@start, @end) (named @name, or NULL), entered as the ABI says, against
  * its code: a JIT function, whose bounds the JIT's perf map or its table
  * gives. @out as for verify_run().
- * Return: 0, -ENOMEM, or -ENOENT (libcapstone cannot be loaded).
+ * Return: 0, -ENOMEM, or -ELIBACC (libcapstone cannot be loaded).
  */
 int verify_function(const struct verify_target *t, uint64_t start, uint64_t end,
 		    const char *name, struct verify_result *out);

@@ -38,3 +38,14 @@ Test(sampler_quiet, a_full_enough_queue_is_walked_whatever_the_calls)
 	cr_assert(sampler_walks_now(SAMPLER_DEFER_MAX, NOW, NOW));
 	cr_assert(sampler_walks_now(SAMPLER_QUEUE, NOW, NOW));
 }
+
+/* The loop sleeps no longer than the quiet time left: then the walks held back start. */
+Test(sampler_quiet, the_quiet_time_left_rounds_up_to_the_millisecond)
+{
+	cr_assert_eq(sampler_quiet_left_ms(NOW, NOW), SAMPLER_CALLS_QUIET_MS);
+	cr_assert_eq(sampler_quiet_left_ms(NOW, NOW - MS / 2), SAMPLER_CALLS_QUIET_MS);
+	cr_assert_eq(sampler_quiet_left_ms(NOW, NOW - MS), SAMPLER_CALLS_QUIET_MS - 1);
+	cr_assert_eq(sampler_quiet_left_ms(NOW, NOW - SAMPLER_CALLS_QUIET_MS * MS + 1), 1);
+	cr_assert_eq(sampler_quiet_left_ms(NOW, NOW - SAMPLER_CALLS_QUIET_MS * MS), 0);
+	cr_assert_eq(sampler_quiet_left_ms(NOW, 0), 0);
+}

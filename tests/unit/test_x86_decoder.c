@@ -3,7 +3,8 @@
  * capstone's x86-64 decoder loaded on first use
  * (supervisor/core/x86_decoder.c): not in the process before the first
  * decoder is made (codectl-run and these tests do not link it), then
- * decoding with details. Each test runs in a process of its own.
+ * decoding with details. Each test runs in a process of its own (Criterion's
+ * default, which the first test needs: nothing loaded capstone before it).
  */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
@@ -12,7 +13,7 @@
 
 static bool capstone_loaded(void)
 {
-	void *h = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_NOLOAD);
+	void *h = dlopen(x86_decoder_library(), RTLD_NOW | RTLD_NOLOAD);
 
 	if (h)
 		dlclose(h);
