@@ -333,7 +333,7 @@ static struct oracles *oracles_of(struct sampler *sm, struct proc *p)
 	if (!o && !sm->no_decoder) {
 		o = p->slot[sm->proc_key] = oracles_new(p->tgid, sm->opts->crosscheck);
 		if (!o) {
-			/* without capstone no process's samples can be: not tried again */
+			/* without capstone no process's samples can be judged: not tried again */
 			sm->no_decoder = errno == ELIBACC;
 			log_line(sm->log, "pid %d: its samples cannot be judged: they are dropped (%s%s%s)",
 				 (int)p->tgid, strerror(errno), sm->no_decoder ? ": " : "",
