@@ -537,8 +537,12 @@ static void take_record(void *ctx, const struct ring_record *rec)
 		sm->stats.dropped_busy++;
 		return;
 	}
-	if (!p || !p->as) {
-		stats_drop(&sm->stats);	/* gone, or not known yet */
+	/*
+	 * Gone, not known yet, or past its exit event: its memory is going, and
+	 * reads that fail then would be taken for broken unwind data.
+	 */
+	if (!p || !p->as || p->exiting) {
+		stats_drop(&sm->stats);
 		return;
 	}
 	if (truth_kept(sm, p)) {

@@ -193,6 +193,8 @@ static void on_exit_event(struct trace *t, pid_t tid)
 		if (t->hooks.exit_event)
 			t->hooks.exit_event(t->hooks.ctx, th->proc);
 		maps_refresh(t, th->proc, tid);
+		/* its last thread: the mm goes once it runs on (a leader alone may leave early) */
+		th->proc->exiting = th->proc->nthreads <= 1;
 	}
 	resume(tid, 0);
 }

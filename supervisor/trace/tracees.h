@@ -113,6 +113,7 @@ struct proc {
 	struct addr_space *as;
 	unsigned int nthreads;
 	bool exited;
+	bool exiting;		/* its last thread passed its exit event: its memory is going */
 	bool ended;		/* @wait_status is its leader's last, from waitpid() */
 	int wait_status;
 	char exe[256];
